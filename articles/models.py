@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length, Trim
+from django.db.models.lookups import GreaterThan, LessThanOrEqual
+from django.utils import timezone
+
+from blogs.models import TITLE_MAX_LENGTH, Blog
+
+COMMENT_MAX_LENGTH = 10_000
+
+
+class ArticleQuerySet(models.QuerySet):
+    def live(self) -> ArticleQuerySet:
+        return self.filter(deleted_at__isnull=True)
+
+    def deleted(self) -> ArticleQuerySet:
+        return self.filter(deleted_at__isnull=False)
+
+    def in_blog(self, blog_id: int) -> ArticleQuerySet:
+        return self.filter(blog_id=blog_id)
+
+
+class Article(models.Model):
+    blog = models.ForeignKey(
+        Blog,
+        on_delete=models.CASCADE,
+        related_name="articles",
+        db_index=False,  # the (blog, id) indexes below serve every lookup by blog
+        help_text="The blog the article belongs to.",
+    )
+    title = models.CharField(
+        max_length=TITLE_MAX_LENGTH, help_text="Required; at most 200 characters."
+    )
+    content = models.TextField(  # noqa: DJ001 (the contract tells "no content" from "")
+        null=True, blank=True, help_text="The article's text. May be left empty."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False)
+    version = models.PositiveBigIntegerField(
+        default=1,
+        editable=False,
+        help_text="Goes up by one with every change; clients see it in the ETag.",
+    )
+    locked = models.BooleanField(
+        default=False,
+        help_text="A locked article cannot be changed or deleted through the API (423) until an "
+        "editor unlocks it.",
+    )
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Set when the article was deleted; the API then answers 410 Gone for it.",
+    )
+
+    objects = ArticleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            models.Index(fields=["blog", "id"], name="article_blog_id_idx"),
+            # Pages list live articles by id: an index of exactly those rows lets a deep page
+            # skip through the index alone.
+            models.Index(
+                fields=["blog", "id"],
+                name="article_live_blog_id_idx",
+                condition=Q(deleted_at__isnull=True),
+            ),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=GreaterThan(Length(Trim("title")), 0), name="article_title_not_blank"
+            ),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("title"), TITLE_MAX_LENGTH),
+                name="article_title_max_length",
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="article_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def clean(self) -> None:
+        if not (self.title or "").strip():
+            raise ValidationError({"title": "An article needs a title that is not blank."})
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+class Comment(models.Model):
+    article = models.ForeignKey(
+        Article, on_delete=models.CASCADE, related_name="comments", db_index=False
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="comments"
+    )
+    text = models.TextField(help_text="1 to 10,000 characters.")
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["article", "id"], name="comment_article_id_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=GreaterThan(Length(Trim("text")), 0), name="comment_text_not_blank"
+            ),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("text"), COMMENT_MAX_LENGTH),
+                name="comment_text_max_length",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author} on {self.article_id}: {self.text[:40]}"
+
+    def clean(self) -> None:
+        if not (self.text or "").strip():
+            raise ValidationError({"text": "A comment needs some text."})

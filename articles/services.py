@@ -1,0 +1,129 @@
+"""Every write to articles and comments, shared by the REST API, the admin and the commands."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
+from articles.models import Article, Comment
+from blogs.models import Blog
+
+
+def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
+    """Record a change of one of the blog's articles: new revision, and the count kept exact."""
+    changes = {"revision": F("revision") + 1, "updated_at": at}
+    if count_delta:
+        changes["article_count"] = F("article_count") + count_delta
+    Blog.objects.filter(pk=blog_id).update(**changes)
+
+
+def _article_for_update(article_id: int) -> Article:
+    """The article, row-locked until the end of the transaction (on SQLite the write lock)."""
+    return Article.objects.select_for_update(of=("self",)).select_related("blog").get(pk=article_id)
+
+
+def _ensure_writable(article: Article, expected_version: int | None) -> None:
+    if article.is_deleted:
+        raise ArticleGone
+    if article.blog.archived:
+        raise BlogArchived
+    if article.locked:
+        raise ArticleLocked
+    if expected_version is not None and article.version != expected_version:
+        raise VersionConflict(article.version)
+
+
+@transaction.atomic
+def article_create(*, blog: Blog, title: str, content: str | None = None) -> Article:
+    now = timezone.now()
+    # The UPDATE both keeps the count exact and takes the blog's row lock; it finds no row
+    # when the blog is archived.
+    touched = Blog.objects.filter(pk=blog.pk, archived=False).update(
+        article_count=F("article_count") + 1, revision=F("revision") + 1, updated_at=now
+    )
+    if not touched:
+        raise BlogArchived
+    article = Article(blog=blog, title=title, content=content, created_at=now, updated_at=now)
+    article.full_clean(exclude=["blog"])
+    article.save(force_insert=True)
+    return article
+
+
+@transaction.atomic
+def article_replace(
+    *,
+    article: Article,
+    title: str,
+    content: str | None = None,
+    expected_version: int | None = None,
+) -> Article:
+    """Replace title and content as a whole; `expected_version` makes it a compare-and-set."""
+    current = _article_for_update(article.pk)
+    _ensure_writable(current, expected_version)
+    now = timezone.now()
+    current.title = title
+    current.content = content
+    current.version += 1
+    current.updated_at = now
+    current.full_clean(exclude=["blog"])
+    current.save(update_fields=["title", "content", "version", "updated_at"])
+    _blog_touch(blog_id=current.blog_id, at=now)
+    return current
+
+
+@transaction.atomic
+def article_delete(*, article: Article, expected_version: int | None = None) -> Article:
+    """Leave a tombstone so that the article answers 410 Gone from now on."""
+    current = _article_for_update(article.pk)
+    _ensure_writable(current, expected_version)
+    now = timezone.now()
+    current.deleted_at = now
+    current.updated_at = now
+    current.version += 1
+    current.save(update_fields=["deleted_at", "updated_at", "version"])
+    _blog_touch(blog_id=current.blog_id, at=now, count_delta=-1)
+    return current
+
+
+@transaction.atomic
+def article_set_locked(*, article: Article, locked: bool) -> Article:
+    current = _article_for_update(article.pk)
+    if current.is_deleted:
+        raise ArticleGone
+    if current.locked != locked:
+        current.locked = locked
+        current.save(update_fields=["locked"])
+    return current
+
+
+def article_lock(*, article: Article) -> Article:
+    return article_set_locked(article=article, locked=True)
+
+
+def article_unlock(*, article: Article) -> Article:
+    return article_set_locked(article=article, locked=False)
+
+
+@transaction.atomic
+def comment_create(*, article: Article, author, text: str) -> Comment:
+    current = Article.objects.select_related("blog").get(pk=article.pk)
+    if current.is_deleted:
+        raise ArticleGone
+    if current.blog.archived:
+        raise BlogArchived
+    now = timezone.now()
+    comment = Comment(article=current, author=author, text=text, created_at=now, updated_at=now)
+    comment.full_clean(exclude=["article", "author"])
+    comment.save(force_insert=True)
+    return comment
+
+
+@transaction.atomic
+def comment_delete(*, comment: Comment) -> None:
+    if Blog.objects.filter(articles__comments=comment, archived=True).exists():
+        raise BlogArchived
+    comment.delete()

@@ -1,0 +1,175 @@
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length, Trim
+from django.db.models.lookups import GreaterThan, LessThanOrEqual
+from django.utils import timezone
+
+TITLE_MAX_LENGTH = 200
+
+
+class BlogQuerySet(models.QuerySet):
+    def writable(self) -> BlogQuerySet:
+        return self.filter(archived=False)
+
+    def authored_by(self, user) -> BlogQuerySet:
+        return self.filter(authors=user)
+
+
+class Blog(models.Model):
+    title = models.CharField(
+        max_length=TITLE_MAX_LENGTH,
+        help_text="Shown to readers as the blog's name and in every article's link to its blog.",
+    )
+    description = models.TextField(
+        blank=True, help_text="A sentence or two telling readers what the blog is about."
+    )
+    authors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="blogs",
+        help_text="People who may write, replace and delete this blog's articles through the API.",
+    )
+    archived = models.BooleanField(
+        default=False,
+        help_text="An archived blog is read-only: the API refuses every new, changed or deleted "
+        "article in it (409), while readers still see everything.",
+    )
+    article_count = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text="Articles in the blog, kept exact with every create and delete.",
+    )
+    revision = models.PositiveBigIntegerField(
+        default=1,
+        editable=False,
+        help_text="Changes whenever the blog or any of its articles changes.",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(
+        default=timezone.now,
+        editable=False,
+        help_text="When the blog or any of its articles last changed.",
+    )
+
+    objects = BlogQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=GreaterThan(Length(Trim("title")), 0), name="blog_title_not_blank"
+            ),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(Length("title"), TITLE_MAX_LENGTH),
+                name="blog_title_max_length",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def save(self, *args, **kwargs) -> None:
+        # Every change of the blog itself is a new revision (its ETag); changes of its articles
+        # bump the revision through the article services.
+        if self.pk is not None:
+            self.revision += 1
+            self.updated_at = timezone.now()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "revision", "updated_at"}
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if not self.title.strip():
+            raise ValidationError({"title": "A blog needs a title."})
+
+    def is_author(self, user) -> bool:
+        return self.authors.filter(pk=user.pk).exists()
+
+
+TOKEN_PREFIX_LENGTH = 8
+
+
+def hash_token(token: str) -> str:
+    # Tokens are 256-bit random values, so one round of SHA-256 is enough: there is nothing to
+    # brute-force that a slow password hash would protect.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AccessTokenQuerySet(models.QuerySet):
+    def active(self, at: datetime | None = None) -> AccessTokenQuerySet:
+        at = at or timezone.now()
+        return self.filter(revoked=False).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=at))
+
+    def matching(self, token: str) -> AccessToken | None:
+        """The active token whose secret is `token`, compared in constant time, or None."""
+        if not token or len(token) > 200:
+            return None
+        candidate_hash = hash_token(token)
+        for candidate in (
+            self.active().select_related("user").filter(prefix=token[:TOKEN_PREFIX_LENGTH])
+        ):
+            if hmac.compare_digest(candidate.token_hash, candidate_hash):
+                return candidate
+        return None
+
+
+class AccessToken(models.Model):
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="access_tokens",
+        help_text="Whoever holds the token writes as this person.",
+    )
+    name = models.CharField(
+        max_length=100,
+        help_text="What the token is for, e.g. 'laptop' or 'CI'; also accepted by revoke_token.",
+    )
+    prefix = models.CharField(
+        max_length=TOKEN_PREFIX_LENGTH,
+        editable=False,
+        db_index=True,
+        help_text="The token's first characters, to recognise it without storing it.",
+    )
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="After this moment the token is refused. Empty: never."
+    )
+    revoked = models.BooleanField(
+        default=False, help_text="A revoked token is refused at once and for good."
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="Last write made with it (to the minute)."
+    )
+
+    objects = AccessTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(revoked=False) | Q(revoked_at__isnull=False),
+                name="accesstoken_revoked_has_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @staticmethod
+    def generate() -> str:
+        return secrets.token_urlsafe(32)
+
+    @property
+    def is_active(self) -> bool:
+        return not self.revoked and (self.expires_at is None or self.expires_at > timezone.now())

@@ -1,0 +1,61 @@
+"""Writes to blogs and access tokens, shared by the admin and the management commands."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from blogs.models import TOKEN_PREFIX_LENGTH, AccessToken, Blog, hash_token
+
+
+@transaction.atomic
+def blog_set_archived(*, blog: Blog, archived: bool) -> Blog:
+    blog = Blog.objects.select_for_update().get(pk=blog.pk)
+    if blog.archived != archived:
+        blog.archived = archived
+        blog.save(update_fields=["archived"])
+    return blog
+
+
+def blog_archive(*, blog: Blog) -> Blog:
+    return blog_set_archived(blog=blog, archived=True)
+
+
+def blog_unarchive(*, blog: Blog) -> Blog:
+    return blog_set_archived(blog=blog, archived=False)
+
+
+@transaction.atomic
+def token_issue(*, user, name: str, expires_in_days: int | None = None) -> tuple[AccessToken, str]:
+    """Create a token for `user`; the plain token is returned once and never stored."""
+    if expires_in_days is not None and expires_in_days < 1:
+        raise ValueError("a token must live at least one day")
+    plain = AccessToken.generate()
+    token = AccessToken.objects.create(
+        user=user,
+        name=name,
+        prefix=plain[:TOKEN_PREFIX_LENGTH],
+        token_hash=hash_token(plain),
+        expires_at=(timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None),
+    )
+    return token, plain
+
+
+@transaction.atomic
+def token_revoke(*, token: AccessToken) -> AccessToken:
+    token = AccessToken.objects.select_for_update().get(pk=token.pk)
+    if not token.revoked:
+        token.revoked = True
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked", "revoked_at"])
+    return token
+
+
+def token_record_use(*, token: AccessToken) -> None:
+    """Note when a token was last used, at most once a minute so reads stay cheap."""
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
+        AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now

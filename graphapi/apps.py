@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GraphapiConfig(AppConfig):
+    name = "graphapi"
+    verbose_name = "Star Wars data (GraphQL)"

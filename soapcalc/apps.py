@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SoapcalcConfig(AppConfig):
+    name = "soapcalc"
+    verbose_name = "SOAP calculator"
