@@ -81,3 +81,12 @@ def token_for(db):
 @pytest.fixture
 def article(blog):
     return article_services.article_create(blog=blog, title="First post", content="Hello")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rate-limit counters and idempotency keys must not leak from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
