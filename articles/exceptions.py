@@ -4,22 +4,27 @@
 class ArticleError(Exception):
     """A write that the state of the blog or article forbids."""
 
+    reason = "the article cannot be changed now"
+
+    def __str__(self) -> str:
+        return self.reason
+
 
 class BlogArchived(ArticleError):
-    """The blog was archived by the editors and is read-only."""
+    reason = "the blog is archived and read-only"
 
 
 class ArticleLocked(ArticleError):
-    """An editor locked the article: it can be neither replaced nor deleted."""
+    reason = "the article is locked by the editors"
 
 
 class ArticleGone(ArticleError):
-    """The article was deleted; it stays gone."""
+    reason = "the article was deleted"
 
 
 class VersionConflict(ArticleError):
-    """The article changed since the version the client based its write on."""
+    reason = "the article changed since the version the write was based on"
 
     def __init__(self, current_version: int) -> None:
-        super().__init__(f"the article is at version {current_version}")
+        super().__init__()
         self.current_version = current_version

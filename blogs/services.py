@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,17 +28,17 @@ def blog_unarchive(*, blog: Blog) -> Blog:
 
 
 @transaction.atomic
-def token_issue(*, user, name: str, expires_in_days: int | None = None) -> tuple[AccessToken, str]:
+def token_issue(*, user, name: str, expires_at: datetime | None = None) -> tuple[AccessToken, str]:
     """Create a token for `user`; the plain token is returned once and never stored."""
-    if expires_in_days is not None and expires_in_days < 1:
-        raise ValueError("a token must live at least one day")
+    if expires_at is not None and expires_at <= timezone.now():
+        raise ValueError("the expiry must lie in the future")
     plain = AccessToken.generate()
     token = AccessToken.objects.create(
         user=user,
         name=name,
         prefix=plain[:TOKEN_PREFIX_LENGTH],
         token_hash=hash_token(plain),
-        expires_at=(timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None),
+        expires_at=expires_at,
     )
     return token, plain
 

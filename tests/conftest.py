@@ -2,11 +2,14 @@
 
 - `alice`: an author of `blog` (blog 1 in the demo).
 - `bob`: an author of `other_blog` only: a valid token, no right on `blog`.
-- `editor`: staff with the article permissions, author of nothing.
+- `editor`: staff with the article (and comment, blog, token) permissions, author of nothing.
 - `outsider`: a valid token and no right anywhere.
 """
 
 from __future__ import annotations
+
+import copy
+import socket
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -15,7 +18,7 @@ from articles import services as article_services
 from blogs import services as blog_services
 from blogs.models import Blog
 
-ARTICLE_PERMISSIONS = ("add_article", "change_article", "delete_article", "view_article")
+EDITOR_PERMISSIONS = r"^(add|change|delete|view)_(article|comment|blog|accesstoken)$"
 
 
 @pytest.fixture
@@ -40,7 +43,7 @@ def editor(db) -> User:
     )
     user.user_permissions.set(
         Permission.objects.filter(
-            content_type__app_label="articles", codename__in=ARTICLE_PERMISSIONS
+            content_type__app_label__in=["articles", "blogs"], codename__regex=EDITOR_PERMISSIONS
         )
     )
     return user
@@ -90,3 +93,30 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+@pytest.fixture
+def unreachable_database(db):
+    """The default database swapped for one that cannot be reached, for as long as the test runs.
+
+    A real connection attempt fails (a closed port for PostgreSQL, a path that cannot exist for
+    SQLite); nothing of ours is mocked.
+    """
+    from django.db import connections
+
+    original = connections["default"]
+    broken_settings = copy.deepcopy(original.settings_dict)
+    if original.vendor == "sqlite":
+        broken_settings["NAME"] = "/nonexistent-directory/for-tests/db.sqlite3"
+    else:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed_port = probe.getsockname()[1]
+        broken_settings.update(HOST="127.0.0.1", PORT=str(closed_port))
+    broken = original.__class__(broken_settings, "default")
+    connections["default"] = broken
+    try:
+        yield
+    finally:
+        broken.close()
+        connections["default"] = original

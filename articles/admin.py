@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest
+
+from articles import services
+from articles.exceptions import ArticleError
+from articles.models import Article, Comment
+
+
+class DeletedFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return (("live", "Published"), ("deleted", "Deleted (answers 410)"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.live()
+        if self.value() == "deleted":
+            return queryset.deleted()
+        return queryset
+
+
+class ArticleForm(forms.ModelForm):
+    class Meta:
+        model = Article
+        fields = ("blog", "title", "content")
+
+    def clean(self):
+        cleaned = super().clean()
+        blog = self.instance.blog if self.instance.pk else cleaned.get("blog")
+        if blog is not None and blog.archived:
+            raise ValidationError("The blog is archived: unarchive it before changing articles.")
+        if self.instance.pk and self.instance.locked:
+            raise ValidationError("The article is locked: unlock it before changing it.")
+        if self.instance.pk and self.instance.is_deleted:
+            raise ValidationError("The article was deleted and cannot be changed.")
+        return cleaned
+
+
+@admin.register(Article)
+class ArticleAdmin(admin.ModelAdmin):
+    form = ArticleForm
+    list_display = ("id", "title", "blog", "locked", "is_deleted", "version", "updated_at")
+    list_filter = ("blog", "locked", DeletedFilter)
+    list_select_related = ("blog",)
+    search_fields = ("title", "content")
+    readonly_fields = ("version", "created_at", "updated_at", "deleted_at")
+    fields = ("blog", "title", "content", "locked", *readonly_fields)
+    actions = ("lock_articles", "unlock_articles", "delete_articles")
+
+    @admin.display(boolean=True, description="deleted")
+    def is_deleted(self, article: Article) -> bool:
+        return article.is_deleted
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Article | None = None):
+        if obj is not None:
+            # An article stays in its blog; the lock is set with the actions.
+            return ("blog", "locked", *self.readonly_fields)
+        return self.readonly_fields
+
+    def get_actions(self, request: HttpRequest):
+        actions = super().get_actions(request)
+        # Deleting leaves a tombstone (410 Gone); Django's own bulk delete would erase the row.
+        actions.pop("delete_selected", None)
+        return actions
+
+    def has_delete_permission(self, request: HttpRequest, obj: Article | None = None) -> bool:
+        return super().has_delete_permission(request, obj) and not (obj and obj.is_deleted)
+
+    def save_model(self, request: HttpRequest, obj: Article, form, change: bool) -> None:
+        # Every write goes through the same services as the API: versions, counts, rules.
+        try:
+            if change:
+                saved = services.article_replace(
+                    article=obj, title=obj.title, content=obj.content or None
+                )
+            else:
+                saved = services.article_create(
+                    blog=obj.blog, title=obj.title, content=obj.content or None
+                )
+        except ArticleError as error:
+            # The form checked these; only a concurrent change of the blog or article lands here.
+            raise PermissionDenied(str(error)) from error
+        obj.pk = saved.pk
+
+    def delete_model(self, request: HttpRequest, obj: Article) -> None:
+        services.article_delete(article=obj)
+
+    def _apply(self, request: HttpRequest, queryset, write, done: str) -> None:
+        done_count, refused = 0, []
+        for article in queryset:
+            try:
+                write(article=article)
+                done_count += 1
+            except ArticleError as error:
+                refused.append(f"“{article}”: {error}")
+        if done_count:
+            self.message_user(request, f"{done_count} article(s) {done}.", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.WARNING)
+
+    @admin.action(description="Lock the selected articles (no API changes or deletes)")
+    def lock_articles(self, request: HttpRequest, queryset) -> None:
+        self._apply(request, queryset, services.article_lock, "locked")
+
+    @admin.action(description="Unlock the selected articles")
+    def unlock_articles(self, request: HttpRequest, queryset) -> None:
+        self._apply(request, queryset, services.article_unlock, "unlocked")
+
+    @admin.action(permissions=["delete"], description="Delete the selected articles (410 Gone)")
+    def delete_articles(self, request: HttpRequest, queryset) -> None:
+        self._apply(request, queryset.live(), services.article_delete, "deleted")
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ("id", "excerpt", "article", "author", "created_at")
+    list_select_related = ("article", "author")
+    search_fields = ("text", "author__username")
+    raw_id_fields = ("article",)
+    readonly_fields = ("created_at", "updated_at")
+
+    @admin.display(description="text")
+    def excerpt(self, comment: Comment) -> str:
+        return comment.text[:80]

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.management.color import no_style
+from django.db import connection, transaction
+
+from articles import services as article_services
+from articles.models import Article, Comment
+from blogs import services as blog_services
+from blogs.management.base import OperatorCommand
+from blogs.models import Blog
+
+DEMO_ARTICLES = 25
+LOCKED_TITLE = "Locked by the editors"
+BLOGS = {
+    1: ("Alice's notebook", "Short notes on building web services.", "alice"),
+    2: ("Bob's workshop", "Woodwork, tools and the occasional chair.", "bob"),
+    3: ("The old newsletter", "Archived issues, kept for the record.", "alice"),
+}
+
+
+class Command(OperatorCommand):
+    help = (
+        "Load the demo cast and blogs (idempotent): alice (author of blogs 1 and 3), bob "
+        "(author of blog 2), staff user editor with the article permissions, blog 1 with "
+        f"{DEMO_ARTICLES} articles and one locked, blog 3 archived."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--editor-password",
+            default="editor",
+            help="password of the demo staff user 'editor' for /admin/ (demo only)",
+        )
+
+    @transaction.atomic
+    def handle(self, *args, editor_password: str, **options) -> None:
+        users = {name: self._user(name) for name in ("alice", "bob")}
+        editor = self._user("editor", is_staff=True)
+        editor.set_password(editor_password)
+        editor.save(update_fields=["password"])
+        editor.user_permissions.add(
+            *Permission.objects.filter(
+                content_type__app_label__in=["articles", "blogs"],
+                codename__regex=r"^(add|change|delete|view)_(article|comment|blog|accesstoken)$",
+            )
+        )
+
+        blogs = {}
+        for blog_id, (title, description, author) in BLOGS.items():
+            blog, _ = Blog.objects.get_or_create(
+                pk=blog_id, defaults={"title": title, "description": description}
+            )
+            blog.authors.add(users[author])
+            blogs[blog_id] = blog
+        # Explicit ids leave PostgreSQL's sequence behind; move it past them.
+        with connection.cursor() as cursor:
+            for sql in connection.ops.sequence_reset_sql(no_style(), [Blog]):
+                cursor.execute(sql)
+
+        first = blogs[1]
+        existing = set(Article.objects.filter(blog=first).values_list("title", flat=True))
+        for number in range(1, DEMO_ARTICLES + 1):
+            title = f"Demo article {number}"
+            if title not in existing:
+                article_services.article_create(
+                    blog=first, title=title, content=f"The text of demo article {number}."
+                )
+        if LOCKED_TITLE not in existing:
+            locked = article_services.article_create(
+                blog=first, title=LOCKED_TITLE, content="Editors froze this one."
+            )
+            article_services.article_lock(article=locked)
+
+        opening = Article.objects.live().filter(blog=first).order_by("id").first()
+        if opening and not Comment.objects.filter(article=opening).exists():
+            article_services.comment_create(
+                article=opening, author=users["bob"], text="Nice start, Alice!"
+            )
+
+        if not blogs[3].archived:
+            if not Article.objects.filter(blog=blogs[3]).exists():
+                article_services.article_create(
+                    blog=blogs[3], title="Last issue", content="Thanks for reading."
+                )
+            blog_services.blog_archive(blog=blogs[3])
+
+        self.stdout.write(
+            f"Demo data ready: {Blog.objects.count()} blogs, "
+            f"{Blog.objects.get(pk=1).article_count} articles in blog 1."
+        )
+
+    def _user(self, username: str, *, is_staff: bool = False):
+        user, created = get_user_model().objects.get_or_create(
+            username=username,
+            defaults={"email": f"{username}@example.org", "is_staff": is_staff},
+        )
+        if created and username != "editor":
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        return user

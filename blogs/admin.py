@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.http import HttpRequest
+
+from blogs import services
+from blogs.models import AccessToken, Blog
+
+
+@admin.register(Blog)
+class BlogAdmin(admin.ModelAdmin):
+    list_display = ("id", "title", "archived", "article_count", "updated_at")
+    list_filter = ("archived",)
+    search_fields = ("title", "description")
+    filter_horizontal = ("authors",)
+    readonly_fields = ("article_count", "revision", "created_at", "updated_at")
+    actions = ("archive_blogs", "unarchive_blogs")
+
+    @admin.action(description="Archive the selected blogs (read-only through the API)")
+    def archive_blogs(self, request: HttpRequest, queryset) -> None:
+        for blog in queryset:
+            services.blog_archive(blog=blog)
+        self.message_user(request, f"{queryset.count()} blog(s) archived.", messages.SUCCESS)
+
+    @admin.action(description="Unarchive the selected blogs")
+    def unarchive_blogs(self, request: HttpRequest, queryset) -> None:
+        for blog in queryset:
+            services.blog_unarchive(blog=blog)
+        self.message_user(request, f"{queryset.count()} blog(s) unarchived.", messages.SUCCESS)
+
+
+@admin.register(AccessToken)
+class AccessTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "prefix", "created_at", "expires_at", "revoked", "last_used_at")
+    list_filter = ("revoked",)
+    search_fields = ("name", "prefix", "user__username")
+    raw_id_fields = ("user",)
+    actions = ("revoke_tokens",)
+
+    def get_fields(self, request: HttpRequest, obj: AccessToken | None = None):
+        if obj is None:
+            return ("user", "name", "expires_at")
+        return (
+            "user",
+            "name",
+            "prefix",
+            "created_at",
+            "expires_at",
+            "revoked",
+            "revoked_at",
+            "last_used_at",
+        )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: AccessToken | None = None):
+        if obj is None:
+            return ()
+        # A token's secret cannot be changed, and revoking goes through the action.
+        return ("user", "prefix", "created_at", "revoked", "revoked_at", "last_used_at")
+
+    def save_model(self, request: HttpRequest, obj: AccessToken, form, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        token, plain = services.token_issue(user=obj.user, name=obj.name, expires_at=obj.expires_at)
+        obj.pk = token.pk
+        messages.warning(
+            request,
+            f"The new token is {plain} — copy it now: it is shown only this once and only a "
+            "hash of it is kept.",
+        )
+
+    @admin.action(description="Revoke the selected tokens (they stop working at once)")
+    def revoke_tokens(self, request: HttpRequest, queryset) -> None:
+        for token in queryset:
+            services.token_revoke(token=token)
+        self.message_user(request, f"{queryset.count()} token(s) revoked.", messages.SUCCESS)

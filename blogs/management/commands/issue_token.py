@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import argparse
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from blogs.management.base import OperatorCommand
+from blogs.services import token_issue
+
+
+def positive_days(value: str) -> int:
+    try:
+        days = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of days: {value!r}") from None
+    if not 1 <= days <= 3650:
+        raise argparse.ArgumentTypeError("must be between 1 and 3650 days")
+    return days
+
+
+class Command(OperatorCommand):
+    help = "Issue an API access token for a user; the token is printed once, on the last line."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("username")
+        parser.add_argument("--expires-in", type=positive_days, metavar="DAYS", default=None)
+        parser.add_argument("--name", default="cli", help="what the token is for (max 100)")
+
+    def handle(self, *args, username: str, expires_in: int | None, name: str, **options) -> None:
+        name = name.strip()
+        if not name or len(name) > 100:
+            raise CommandError("--name must be 1 to 100 characters")
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise CommandError(f"no active user named {username!r}")
+        expires_at = timezone.now() + timedelta(days=expires_in) if expires_in else None
+        token, plain = token_issue(user=user, name=name, expires_at=expires_at)
+        expiry = f"expires {token.expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else "no expiry"
+        self.stdout.write(f"Token {token.prefix}… ({name!r}, {expiry}) for {username}:")
+        self.stdout.write(plain)

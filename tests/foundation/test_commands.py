@@ -1,0 +1,128 @@
+"""Operator commands, run as an operator runs them: `python manage.py ...` in a subprocess for
+the exit codes and stderr lines, call_command for what they write to the database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from articles.models import Article, Comment
+from blogs.models import AccessToken, Blog
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def manage(*args: str) -> subprocess.CompletedProcess:
+    """Run a command that fails before touching the database (argument errors)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_builds_the_contract_cast(db):
+    run("seed_demo")
+    blog1, blog2, blog3 = (Blog.objects.get(pk=n) for n in (1, 2, 3))
+    assert {u.username for u in blog1.authors.all()} == {"alice"}
+    assert {u.username for u in blog2.authors.all()} == {"bob"}
+    assert blog3.archived and blog3.authors.filter(username="alice").exists()
+    assert not blog1.authors.filter(username="bob").exists()
+    assert blog1.article_count == Article.objects.live().in_blog(1).count() >= 25
+    locked = Article.objects.get(blog=blog1, title="Locked by the editors")
+    assert locked.locked
+    from django.contrib.auth.models import User
+
+    editor = User.objects.get(username="editor")
+    assert editor.is_staff
+    for permission in ("add_article", "change_article", "delete_article"):
+        assert editor.has_perm(f"articles.{permission}")
+
+
+def test_seed_demo_is_idempotent(db):
+    run("seed_demo")
+    counts = (Blog.objects.count(), Article.objects.count(), Comment.objects.count())
+    revision = Blog.objects.get(pk=1).revision
+    run("seed_demo")
+    assert (Blog.objects.count(), Article.objects.count(), Comment.objects.count()) == counts
+    assert Blog.objects.get(pk=1).revision == revision
+    # New blogs after the seeded ids do not collide with them (PostgreSQL's sequence moved on).
+    assert Blog.objects.create(title="Next").pk > 3
+
+
+def test_issue_token_prints_a_working_token_on_its_last_line(alice):
+    output = run("issue_token", "alice", "--name", "laptop", "--expires-in", "30")
+    plain = output.strip().splitlines()[-1]
+    token = AccessToken.objects.matching(plain)
+    assert token is not None and token.user == alice and token.name == "laptop"
+    assert token.expires_at is not None
+
+
+def test_revoke_token_by_name_and_by_prefix(alice):
+    first = run("issue_token", "alice", "--name", "laptop").strip().splitlines()[-1]
+    second = run("issue_token", "alice", "--name", "ci").strip().splitlines()[-1]
+    run("revoke_token", "laptop")
+    run("revoke_token", second[:8])
+    assert AccessToken.objects.matching(first) is None
+    assert AccessToken.objects.matching(second) is None
+
+
+def test_revoke_token_refuses_an_ambiguous_name(alice):
+    from django.core.management.base import CommandError
+
+    run("issue_token", "alice", "--name", "same")
+    run("issue_token", "alice", "--name", "same")
+    with pytest.raises(CommandError, match="2 active tokens"):
+        run("revoke_token", "same")
+    assert AccessToken.objects.filter(revoked=False).count() == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["issue_token"], "required: username"),
+        (["issue_token", "alice", "--expires-in", "soon"], "not a whole number of days"),
+        (["issue_token", "alice", "--expires-in", "0"], "between 1 and 3650"),
+        (["issue_token", "alice", "--unknown"], "unrecognized arguments"),
+        (["revoke_token"], "required: prefix_or_name"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_a_failing_exit_code(args, message):
+    result = manage(*args)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("CommandError:") and message in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["issue_token", "nobody"], "no active user named 'nobody'"),
+        (["issue_token", "alice", "--name", " "], "--name must be 1 to 100 characters"),
+        (["revoke_token", "no-such-token"], "no active token"),
+    ],
+)
+def test_bad_values_are_refused_with_a_clear_error(alice, args, message):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match=message):
+        run(*args)
+    assert not AccessToken.objects.filter(revoked=False).exists()
