@@ -5,9 +5,11 @@ See README.md, "Configuration", for the meaning and default of each variable.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp import constants as csp_constants
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_rate, env_str
@@ -43,6 +45,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "graphene_django",
+    "axes",
+    "csp",
     "blogs",
     "articles",
     "graphapi",
@@ -58,6 +62,15 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 response.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a login from a locked-out client before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -115,11 +128,16 @@ if REDIS_URL:
             "OPTIONS": {
                 "SOCKET_CONNECT_TIMEOUT": 0.5,
                 "SOCKET_TIMEOUT": 0.5,
+                # Redis down must not take the service down: cache reads miss, writes are dropped
+                # (logged below), so rate limits fail open and idempotency keys are not kept
+                # until Redis is back (docs-notes/reliability.md, "Redis unreachable").
+                "IGNORE_EXCEPTIONS": True,
             },
         }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -145,6 +163,58 @@ STORAGES = {
         )
     },
 }
+
+# --- Transport and browser security (docs-notes/reliability.md lists the production values) ----
+# Off by default so that `make run` and `make serve` work over plain HTTP on loopback; behind TLS
+# the environment turns them on, and `manage.py check --deploy` then passes.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# Load balancers probe /healthz over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# SecurityMiddleware sends Strict-Transport-Security only on secure requests (RFC 6797 7.2).
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp) for every page: scripts only from this site or inline
+# with the per-response nonce (templates: nonce="{{ request.csp_nonce }}"); GraphiQL, Swagger UI,
+# the browsable API and the admin are all served from this site. Inline styles stay allowed:
+# Swagger UI's page and GraphiQL's editor set them, and styles cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", csp_constants.NONCE],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'", "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# Admin login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins for one username
+# from one address, that pair is refused (429) for AXES_COOLOFF_MINUTES. Attempts are kept in the
+# database, so every server process sees them. Keyed on username and address together, so that
+# nobody can lock an editor out from elsewhere by guessing their username.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# Only the admin has a password login; the API uses access tokens.
+AXES_ONLY_ADMIN_SITE = True
+# The client address is REMOTE_ADDR; behind a trusted proxy, the proxy must set it.
+# Not verbose: no banner on every start (management commands print one line), lockouts are
+# still logged as warnings.
+AXES_VERBOSE = False
 
 # --- Limits and knobs named by the contract -------------------------------------------------------
 MAX_BODY_BYTES = env_int("MAX_BODY_BYTES", 1024 * 1024, minimum=1)
