@@ -45,7 +45,7 @@ def database_url(settings_dict: dict, *, host: str | None = None, port: int | No
 @dataclass
 class Response:
     status: int
-    headers: dict[str, str]
+    headers: http.client.HTTPMessage  # case-insensitive, like HTTP header names
     body: bytes
 
     def json(self):
@@ -62,6 +62,10 @@ class GunicornServer:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen | None = None
     log_path: Path | None = None
+
+    @staticmethod
+    def config_exists() -> bool:
+        return GUNICORN_CONFIG.exists()
 
     @property
     def url(self) -> str:
@@ -170,7 +174,7 @@ def http_request(
     try:
         connection.request(method, path, body=body, headers=headers)
         reply = connection.getresponse()
-        return Response(reply.status, dict(reply.getheaders()), reply.read())
+        return Response(reply.status, reply.headers, reply.read())
     finally:
         connection.close()
 

@@ -1,0 +1,217 @@
+"""Faults injected between gunicorn and its backing services, through a TCP proxy we cut.
+
+The machine's PostgreSQL and Redis keep running; only the proxy's link is broken, which is what
+a crashed database server or a network partition looks like from the service.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+
+import pytest
+from django.db import connection, transaction
+
+from articles.models import Article
+from tests.support.load import API, is_problem, write_headers
+from tests.support.servers import GunicornServer, Response
+
+pytestmark = [pytest.mark.postgres, pytest.mark.servers]
+
+GRAPHQL_HELLO = '{"query": "{ hello }"}'
+SOAP_ADD = (
+    '<?xml version="1.0"?><e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope">'
+    '<e:Body><AddValues xmlns="http://example.org/calculator"><FirstValue>2</FirstValue>'
+    "<SecondValue>3</SecondValue></AddValues></e:Body></e:Envelope>"
+)
+
+
+def until(condition, *, timeout: float = 15.0, every: float = 0.2):
+    """Poll `condition` until it returns something truthy; that value, or None at the end."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            if result := condition():
+                return result
+        time.sleep(every)
+    return None
+
+
+def assert_unavailable(reply: Response) -> None:
+    assert reply.status == 503, (reply.status, reply.body[:300])
+    assert int(reply.headers["Retry-After"]) > 0
+    assert b"Traceback" not in reply.body and b"psycopg" not in reply.body.lower()
+
+
+def test_postgres_cut_gives_503_problems_and_recovers_without_restart(
+    start_server, pg_proxy, blog, article, alice, token_for
+):
+    server = start_server(workers=2, database_via=pg_proxy)
+    token = token_for(alice)
+    article_path = f"{API}/blogs/{blog.pk}/articles/{article.pk}"
+    assert server.request("GET", article_path).status == 200
+    workers_before = server.worker_pids()
+
+    with pg_proxy.outage():
+        reads = [
+            server.request("GET", path)
+            for path in (
+                f"{API}/blogs/{blog.pk}",
+                f"{API}/blogs/{blog.pk}/articles",
+                article_path,
+                f"{API}/blogs/{blog.pk}/articles/{article.pk}/comments",
+            )
+            for _ in range(3)  # each worker's persistent connection, then fresh ones
+        ]
+        writes = [
+            server.request(
+                "POST",
+                f"{API}/blogs/{blog.pk}/articles",
+                body={"title": "during the outage"},
+                headers=write_headers(token),
+            ),
+            server.request(
+                "PUT",
+                article_path,
+                body={"title": "during the outage"},
+                headers=write_headers(token),
+            ),
+            server.request("DELETE", article_path, headers=write_headers(token)),
+        ]
+        for reply in reads + writes:
+            assert_unavailable(reply)
+            assert is_problem(reply)
+        health = server.request("GET", "/healthz")
+        assert_unavailable(health)
+        graphql = server.request(
+            "POST", "/graphql", body=GRAPHQL_HELLO, headers={"Content-Type": "application/json"}
+        )
+        assert graphql.status < 500, graphql.status
+        soap = server.request(
+            "POST",
+            "/soap/calculator",
+            body=SOAP_ADD,
+            headers={"Content-Type": "application/soap+xml; charset=utf-8"},
+        )
+        assert soap.status == 200, soap.status  # AddValues needs no database
+
+    recovered = until(lambda: server.request("GET", article_path).status == 200)
+    assert recovered, "the service did not recover after PostgreSQL came back"
+    assert until(lambda: server.request("GET", "/healthz").status == 200)
+    assert server.worker_pids() == workers_before, "recovery must not need new workers"
+    article.refresh_from_db()
+    assert article.title == "First post" and article.deleted_at is None
+    assert not Article.objects.filter(title="during the outage").exists()
+    assert pg_proxy.refused > 0, "the outage never reached the database link"
+
+
+def test_redis_cut_keeps_the_service_serving_and_rate_limits_resume(
+    start_server, redis_proxy, blog, article, alice, token_for
+):
+    limit = 8
+    server = start_server(
+        redis_via=redis_proxy, RATE_LIMIT_ENABLED="true", RATE_LIMIT_READ=f"{limit}/min"
+    )
+    token = token_for(alice)
+    blog_path = f"{API}/blogs/{blog.pk}"
+    assert [server.request("GET", blog_path).status for _ in range(3)] == [200] * 3
+
+    with redis_proxy.outage():
+        # Documented fallback: rate limits fail open while Redis is unreachable.
+        statuses = [server.request("GET", blog_path).status for _ in range(2 * limit)]
+        assert statuses == [200] * (2 * limit)
+        created = server.request(
+            "POST",
+            f"{blog_path}/articles",
+            body={"title": "while Redis is away"},
+            headers=write_headers(token),
+        )
+        assert created.status == 201, created.body[:300]
+        assert server.request("GET", "/healthz").status == 200
+
+    # Back: the counters count again (the three reads before the outage are still there).
+    statuses = [server.request("GET", blog_path).status for _ in range(limit)]
+    assert statuses == [200] * (limit - 3) + [429] * 3, statuses
+    assert redis_proxy.refused > 0
+
+
+def _lock_waiters() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
+def _send_in_background(server: GunicornServer, *args, **kwargs) -> dict:
+    outcome: dict = {}
+
+    def send() -> None:
+        try:
+            outcome["reply"] = server.request(*args, timeout=30, **kwargs)
+        except OSError as error:  # the worker died under the request
+            outcome["error"] = error
+
+    outcome["thread"] = threading.Thread(target=send, daemon=True)
+    outcome["thread"].start()
+    return outcome
+
+
+def test_a_worker_killed_in_the_middle_of_a_post_leaves_no_partial_write(
+    start_server, blog, alice, token_for
+):
+    server = start_server(workers=1)
+    token = token_for(alice)
+    count_before = blog.article_count
+    (worker,) = server.worker_pids()
+    with transaction.atomic():
+        # The POST bumps the blog's counter first, then inserts the article; holding the table
+        # stops it between the two, with half of its write done inside its transaction.
+        with connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE articles_article IN SHARE MODE")
+        pending = _send_in_background(
+            server,
+            "POST",
+            f"{API}/blogs/{blog.pk}/articles",
+            body={"title": "half written"},
+            headers=write_headers(token),
+        )
+        assert until(_lock_waiters, timeout=10), "the POST never reached the database"
+        os.kill(worker, signal.SIGKILL)
+        pending["thread"].join(timeout=10)
+    assert "error" in pending or pending["reply"].status >= 500
+    blog.refresh_from_db()
+    assert blog.article_count == count_before
+    assert not Article.objects.filter(title="half written").exists()
+    assert until(lambda: server.worker_pids() and server.worker_pids() != [worker])
+    assert until(lambda: server.request("GET", f"{API}/blogs/{blog.pk}").status == 200)
+
+
+def test_a_worker_killed_in_the_middle_of_a_put_leaves_the_article_as_it_was(
+    start_server, blog, article, alice, token_for
+):
+    server = start_server(workers=1)
+    token = token_for(alice)
+    (worker,) = server.worker_pids()
+    with transaction.atomic():
+        # The PUT updates the article row, then the blog's revision: holding the blog row stops
+        # it between the two.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id FROM blogs_blog WHERE id = %s FOR NO KEY UPDATE", [blog.pk])
+        pending = _send_in_background(
+            server,
+            "PUT",
+            f"{API}/blogs/{blog.pk}/articles/{article.pk}",
+            body={"title": "half replaced"},
+            headers=write_headers(token),
+        )
+        assert until(_lock_waiters, timeout=10), "the PUT never reached the database"
+        os.kill(worker, signal.SIGKILL)
+        pending["thread"].join(timeout=10)
+    assert "error" in pending or pending["reply"].status >= 500
+    article_after = Article.objects.get(pk=article.pk)
+    assert (article_after.title, article_after.version) == (article.title, article.version)

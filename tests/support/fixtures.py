@@ -1,0 +1,109 @@
+"""Fixtures for the reliability, security and fuzz tests (imported by their conftest.py).
+
+Markers:
+- `postgres`: skipped on SQLite, with the reason (SQLite serialises every writer and is one file
+  on one machine, so concurrency and several servers prove nothing there).
+- `servers`: starts real gunicorn processes; left out of the default run (they take seconds
+  each) and run with `pytest -m servers` on PostgreSQL and Redis (.ci/servers).
+- `fuzz`: property-based fuzzing, bounded; run with `pytest -m fuzz` (.ci/fuzz).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.support.servers import GunicornServer, database_url
+from tests.support.tcpproxy import FaultProxy
+
+OPT_IN_MARKERS = {
+    "servers": "starts gunicorn processes: run with `pytest -m servers` (.ci/servers)",
+    "fuzz": "bounded fuzzing: run with `pytest -m fuzz` (.ci/fuzz)",
+}
+
+
+@pytest.fixture(autouse=True)
+def reliability_gates(request) -> None:
+    if request.node.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        pytest.skip(
+            "needs PostgreSQL (set DATABASE_URL): SQLite serialises all writers in one file, "
+            "so concurrent writers and several servers prove nothing there"
+        )
+    selected = request.config.option.markexpr or ""
+    for marker, how in OPT_IN_MARKERS.items():
+        if request.node.get_closest_marker(marker) and marker not in selected:
+            pytest.skip(f"opt-in test: {how}")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    if not settings.REDIS_URL:
+        pytest.skip("needs Redis (set REDIS_URL): several servers share their limits through it")
+    return settings.REDIS_URL
+
+
+@pytest.fixture
+def live_port(live_server) -> int:
+    return urlsplit(live_server.url).port
+
+
+@pytest.fixture
+def pg_proxy() -> Iterator[FaultProxy]:
+    """A cuttable link to the test database's PostgreSQL server."""
+    settings_dict = connection.settings_dict
+    with FaultProxy(
+        settings_dict.get("HOST") or "127.0.0.1", int(settings_dict.get("PORT") or 5432)
+    ) as proxy:
+        yield proxy
+
+
+@pytest.fixture
+def redis_proxy(redis_url) -> Iterator[FaultProxy]:
+    parts = urlsplit(redis_url)
+    with FaultProxy(parts.hostname or "127.0.0.1", parts.port or 6379) as proxy:
+        yield proxy
+
+
+def redis_url_through(proxy: FaultProxy, redis_url: str) -> str:
+    parts = urlsplit(redis_url)
+    return parts._replace(netloc=f"127.0.0.1:{proxy.port}").geturl()
+
+
+@pytest.fixture
+def start_server(transactional_db, redis_url) -> Iterator[Callable[..., GunicornServer]]:
+    """start_server(**env) -> a healthy gunicorn on the test database and Redis.
+
+    The data a test creates is committed (transactional_db), so the server processes see it.
+    `database_via`/`redis_via` route the server through a FaultProxy.
+    """
+    if not GunicornServer.config_exists():
+        pytest.skip("config/gunicorn.conf.py is missing (it comes with the bench branch)")
+    started: list[GunicornServer] = []
+
+    def start(
+        *,
+        workers: int = 2,
+        database_via: FaultProxy | None = None,
+        redis_via: FaultProxy | None = None,
+        **env: str,
+    ) -> GunicornServer:
+        port = database_via.port if database_via else None
+        environment = {
+            "DATABASE_URL": database_url(
+                connection.settings_dict, host="127.0.0.1" if port else None, port=port
+            ),
+            "REDIS_URL": redis_url_through(redis_via, redis_url) if redis_via else redis_url,
+            "RATE_LIMIT_ENABLED": "false",
+            **env,
+        }
+        server = GunicornServer(env=environment, workers=workers)
+        started.append(server)
+        return server.start()
+
+    yield start
+    for server in started:
+        server.stop()

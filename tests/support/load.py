@@ -1,0 +1,62 @@
+"""Client-side load for the reliability tests and the soak script: standard library only, so
+that it runs in freshly spawned processes without Django."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from tests.support.servers import Response, http_request
+
+T = TypeVar("T")
+
+API = "/api/v1.2"
+
+
+def race(calls: list[Callable[[], T]]) -> list[T]:
+    """Run every call at the same moment (each in its own thread, released by one barrier)."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], T]) -> T:
+        barrier.wait()
+        return call()
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(run, calls))
+
+
+def write_headers(token: str, **extra: str) -> dict[str, str]:
+    return {"X-Access-Token": token, "Accept": "application/hal+json", **extra}
+
+
+def post_burst(
+    port: int, blog_id: int, token: str, count: int, threads: int, tag: str
+) -> list[tuple[int, int | None]]:
+    """POST `count` articles over `threads` concurrent connections; (status, id) of each."""
+
+    def post(number: int) -> tuple[int, int | None]:
+        reply = http_request(
+            port,
+            "POST",
+            f"{API}/blogs/{blog_id}/articles",
+            body={"title": f"{tag} #{number}", "content": "written under load"},
+            headers=write_headers(token),
+            timeout=30,
+        )
+        article_id = None
+        if reply.status == 201:
+            article_id = json.loads(reply.body)["id"]
+        return reply.status, article_id
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(post, range(count)))
+
+
+def is_problem(reply: Response) -> bool:
+    if not reply.headers.get("Content-Type", "").startswith("application/problem+json"):
+        return False
+    body = json.loads(reply.body)
+    return body.get("status") == reply.status and {"type", "title", "detail"} <= body.keys()
