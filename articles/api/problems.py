@@ -24,6 +24,10 @@ logger = logging.getLogger(__name__)
 
 RETRY_AFTER_UNAVAILABLE_SECONDS = 5
 PG_DISK_FULL = "53100"
+# SQLSTATEs that mean "the database cannot serve now", not "this request is wrong": connection
+# exceptions (class 08), shutdowns, too many connections, lock and statement timeouts.
+_PG_TRANSIENT = {"57P01", "57P02", "57P03", "53300", "55P03", "57014", "40001", "40P01"}
+_SQLITE_TRANSIENT = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN}
 
 
 class InvalidQueryParameter(exceptions.APIException):
@@ -75,7 +79,22 @@ def _is_disk_full(exc: DatabaseError) -> bool:
     cause = exc.__cause__
     if getattr(cause, "sqlstate", None) == PG_DISK_FULL:
         return True
-    return getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+    return _sqlite_primary_code(cause) == sqlite3.SQLITE_FULL
+
+
+def _sqlite_primary_code(error: BaseException | None) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    # Extended result codes carry the primary code in their low byte.
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _is_unavailable(exc: DatabaseError) -> bool:
+    cause = exc.__cause__
+    if isinstance(cause, sqlite3.Error):
+        return _sqlite_primary_code(cause) in _SQLITE_TRANSIENT
+    sqlstate = getattr(cause, "sqlstate", None)
+    # psycopg has no SQLSTATE for a server it could not reach at all.
+    return sqlstate is None or sqlstate.startswith("08") or sqlstate in _PG_TRANSIENT
 
 
 def _api_exception_response(request: HttpRequest, exc: exceptions.APIException) -> HttpResponse:
@@ -125,8 +144,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
         return problem_response(
             request, status=507, detail="The database is out of space; nothing was written."
         )
-    if isinstance(exc, OperationalError):
-        # Connection refused, the server gone, a lock or statement timeout: all transient.
+    if isinstance(exc, OperationalError) and _is_unavailable(exc):
         logger.error("database unavailable (request_id=%s): %s", _request_id(request), exc)
         return problem_response(
             request,

@@ -32,9 +32,36 @@ def http(method: str, url: str, *, body: dict | None = None, headers: dict | Non
         return error.code, dict(error.headers), error.read()
 
 
+def race_two_puts(url: str, token: str, etag: str, round_number: int) -> list[int]:
+    """Two threads release a PUT with the same If-Match at the same moment."""
+    barrier = threading.Barrier(2)
+    results: list[int] = []
+
+    def put(title: str) -> None:
+        barrier.wait()
+        status, _, _ = http(
+            "PUT",
+            url,
+            body={"title": title},
+            headers={"X-Access-Token": token, "If-Match": etag},
+        )
+        results.append(status)
+
+    threads = [
+        threading.Thread(target=put, args=(f"round {round_number} writer {n}",)) for n in (1, 2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_two_concurrent_if_match_puts_give_exactly_one_200_and_one_412(live_server, django_user_model):
+def test_two_concurrent_if_match_puts_give_exactly_one_200_and_one_412(
+    live_server, django_user_model
+):
     alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
     blog = Blog.objects.create(title="Race")
     blog.authors.add(alice)
@@ -44,27 +71,7 @@ def test_two_concurrent_if_match_puts_give_exactly_one_200_and_one_412(live_serv
 
     for round_number in range(5):
         _, headers, _ = http("GET", url)
-        etag = headers["ETag"]
-        barrier = threading.Barrier(2)
-        results: list[int] = []
-
-        def put(title: str) -> None:
-            barrier.wait()
-            status, _, _ = http(
-                "PUT", url, body={"title": title},
-                headers={"X-Access-Token": token, "If-Match": etag},
-            )
-            results.append(status)
-
-        threads = [
-            threading.Thread(target=put, args=(f"round {round_number} writer {n}",))
-            for n in (1, 2)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-
+        results = race_two_puts(url, token, headers["ETag"], round_number)
         assert sorted(results) == [200, 412], round_number
     # Five rounds, five changes: no update lost, none doubled.
     assert Article.objects.get(pk=article.pk).version == 6

@@ -69,7 +69,10 @@ def test_if_modified_since_on_or_after_the_last_change_is_304(api, article):
     later = http_date((article.updated_at + timedelta(hours=1)).timestamp())
     earlier = http_date((article.updated_at - timedelta(hours=1)).timestamp())
 
-    assert api.get(article_url(article), headers={"If-Modified-Since": last_modified}).status_code == 304
+    assert (
+        api.get(article_url(article), headers={"If-Modified-Since": last_modified}).status_code
+        == 304
+    )
     assert api.get(article_url(article), headers={"If-Modified-Since": later}).status_code == 304
     assert api.get(article_url(article), headers={"If-Modified-Since": earlier}).status_code == 200
 
@@ -122,7 +125,10 @@ def test_put_with_the_current_etag_succeeds_and_returns_the_new_one(api, article
     etag = api.get(article_url(article))["ETag"]
 
     response = api.write(
-        "PUT", article_url(article), {"title": "Next"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "Next"},
+        token=alice_token,
         headers={"If-Match": etag},
     )
 
@@ -136,11 +142,15 @@ def test_put_and_delete_with_a_stale_etag_are_412_and_change_nothing(api, articl
     services.article_replace(article=article, title="Someone else's")
 
     put = api.write(
-        "PUT", article_url(article), {"title": "Mine"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "Mine"},
+        token=alice_token,
         headers={"If-Match": stale},
     )
-    delete = api.write("DELETE", article_url(article), token=alice_token,
-                       headers={"If-Match": stale})
+    delete = api.write(
+        "DELETE", article_url(article), token=alice_token, headers={"If-Match": stale}
+    )
 
     for response in (put, delete):
         assert response.status_code == 412
@@ -154,7 +164,10 @@ def test_if_match_uses_the_strong_comparison(api, article, alice_token):
     etag = api.get(article_url(article))["ETag"]
 
     response = api.write(
-        "PUT", article_url(article), {"title": "x"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "x"},
+        token=alice_token,
         headers={"If-Match": f"W/{etag}"},
     )
 
@@ -163,7 +176,10 @@ def test_if_match_uses_the_strong_comparison(api, article, alice_token):
 
 def test_if_match_star_matches_any_existing_article(api, article, alice_token):
     response = api.write(
-        "PUT", article_url(article), {"title": "Star"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "Star"},
+        token=alice_token,
         headers={"If-Match": "*"},
     )
 
@@ -175,11 +191,17 @@ def test_if_unmodified_since_before_the_last_change_is_412(api, article, alice_t
     later = http_date((article.updated_at + timedelta(hours=1)).timestamp())
 
     refused = api.write(
-        "PUT", article_url(article), {"title": "x"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "x"},
+        token=alice_token,
         headers={"If-Unmodified-Since": earlier},
     )
     accepted = api.write(
-        "PUT", article_url(article), {"title": "y"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "y"},
+        token=alice_token,
         headers={"If-Unmodified-Since": later},
     )
 
@@ -192,7 +214,10 @@ def test_if_match_wins_over_if_unmodified_since(api, article, alice_token):
     earlier = http_date((article.updated_at - timedelta(hours=1)).timestamp())
 
     response = api.write(
-        "PUT", article_url(article), {"title": "x"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "x"},
+        token=alice_token,
         headers={"If-Match": etag, "If-Unmodified-Since": earlier},
     )
 
@@ -201,7 +226,10 @@ def test_if_match_wins_over_if_unmodified_since(api, article, alice_token):
 
 def test_if_none_match_star_on_put_of_an_existing_article_is_412(api, article, alice_token):
     response = api.write(
-        "PUT", article_url(article), {"title": "x"}, token=alice_token,
+        "PUT",
+        article_url(article),
+        {"title": "x"},
+        token=alice_token,
         headers={"If-None-Match": "*"},
     )
 
@@ -210,8 +238,14 @@ def test_if_none_match_star_on_put_of_an_existing_article_is_412(api, article, a
 
 @pytest.mark.parametrize(
     ("situation", "status"),
-    [("no token", 401), ("no right", 403), ("missing", 404), ("deleted", 410),
-     ("archived", 409), ("locked", 423)],
+    [
+        ("no token", 401),
+        ("no right", 403),
+        ("missing", 404),
+        ("deleted", 410),
+        ("archived", 409),
+        ("locked", 423),
+    ],
 )
 def test_other_errors_win_over_a_failed_precondition(
     api, article, alice_token, bob, token_for, situation, status
@@ -234,7 +268,10 @@ def test_other_errors_win_over_a_failed_precondition(
 
     for method in ("PUT", "DELETE"):
         response = api.write(
-            method, url, {"title": "x"} if method == "PUT" else None, token=token,
+            method,
+            url,
+            {"title": "x"} if method == "PUT" else None,
+            token=token,
             headers={"If-Match": '"certainly-not-current"'},
         )
         assert response.status_code == status, (situation, method)
