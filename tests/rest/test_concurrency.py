@@ -75,3 +75,36 @@ def test_two_concurrent_if_match_puts_give_exactly_one_200_and_one_412(
         assert sorted(results) == [200, 412], round_number
     # Five rounds, five changes: no update lost, none doubled.
     assert Article.objects.get(pk=article.pk).version == 6
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_posts_with_one_idempotency_key_make_one_article(live_server, django_user_model):
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Retry storm")
+    blog.authors.add(alice)
+    _, token = blog_services.token_issue(user=alice, name="retry")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles"
+    barrier = threading.Barrier(4)
+    statuses: list[int] = []
+
+    def post() -> None:
+        barrier.wait()
+        status, _, _ = http(
+            "POST",
+            url,
+            body={"title": "Exactly once"},
+            headers={"X-Access-Token": token, "Idempotency-Key": "storm-1"},
+        )
+        statuses.append(status)
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # Each retry either waited for nothing (409: still in progress) or got the first answer.
+    assert statuses.count(201) >= 1
+    assert set(statuses) <= {201, 409}
+    assert Article.objects.filter(blog=blog).count() == 1
