@@ -25,7 +25,7 @@ def test_reads_over_the_limit_get_429_with_retry_after_and_ratelimit_headers(
     refused = api.get(url)
 
     assert [r.status_code for r in remaining] == [200, 200, 200]
-    assert [r["RateLimit"] for r in remaining][0].startswith('"read";r=2;t=')
+    assert remaining[0]["RateLimit"].startswith('"read";r=2;t=')
     assert remaining[2]["RateLimit"].startswith('"read";r=0;')
     assert refused.status_code == 429
     assert refused["Content-Type"] == "application/problem+json"
