@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from graphene.utils.str_converters import to_snake_case
 from graphql import (
@@ -72,6 +73,6 @@ def _relation(
 ) -> models.Field | models.ForeignObjectRel | None:
     try:
         field = model._meta.get_field(name)
-    except models.FieldDoesNotExist:
+    except FieldDoesNotExist:
         return None
     return field if field.is_relation and field.related_model is not None else None
