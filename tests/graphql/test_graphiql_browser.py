@@ -15,7 +15,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("starwars")]
 
 INSTALL_BROWSER = Path(settings.BASE_DIR) / ".ci" / "install-browser"
 QUERY = "{ person(id: 1) { name friends { name } } }"
-SET_QUERY = "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(arguments[0]);"
+SET_QUERY = (
+    "document.querySelector('.graphiql-query-editor .CodeMirror')"
+    ".CodeMirror.setValue(arguments[0]);"
+)
 
 
 def chromium_paths() -> tuple[str, str]:
