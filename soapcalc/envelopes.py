@@ -126,7 +126,8 @@ def open_envelope(root: etree._Element, version: SoapVersion) -> OpenedEnvelope:
     body = children[0]
     # SOAP 1.2 allows nothing after the Body; SOAP 1.1 (4.1.1) allows qualified trailers.
     for trailer in children[1:]:
-        if version.name == "1.2" or etree.QName(trailer).namespace is None:
+        namespace = etree.QName(trailer).namespace
+        if version.name == "1.2" or namespace in (None, version.envelope_ns):
             raise sender_fault("The Envelope has an element after its Body")
     _refuse_text(body, "Body")
     return OpenedEnvelope(header=header, body=body)
