@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.operation import answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
-from soapcalc.wsdl import ServiceMisconfigured, render_description, soap_action
+from soapcalc.wsdl import ServiceMisconfigured, render_description, request_schema, soap_action
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +73,7 @@ def _post(request: HttpRequest) -> HttpResponse:
     if version is SOAP11:
         action = request.META.get("HTTP_SOAPACTION")
     namespace = settings.SOAP_NAMESPACE
+    request_schema(namespace)  # a misconfigured service says so before judging any request
     try:
         if charset is not None and charset not in _UTF8:
             raise sender_fault("Only UTF-8 encoded requests are accepted", status=415)
@@ -98,6 +99,7 @@ def _get(request: HttpRequest) -> HttpResponse:
     except SuspiciousOperation:  # too many query fields
         return _fault_response(sender_fault("The query string has too many fields"), SOAP12)
     namespace = settings.SOAP_NAMESPACE
+    request_schema(namespace)
     for kind in ("wsdl2", "wsdl"):
         if kind in names:
             address = request.build_absolute_uri(reverse("soap-calculator"))

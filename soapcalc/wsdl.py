@@ -8,6 +8,7 @@ SOAP_NAMESPACE (another deployment, or override_settings in a test) gets its own
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,8 @@ _TEMPLATES = {
 _SCHEMA_ADDRESS = "http://localhost/soap/calculator"
 
 _ATTRIBUTE_ENTITIES = {'"': "&quot;", "'": "&apos;"}
+# An absolute URI: a scheme, then only characters RFC 3986 allows (percent-escapes included).
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
 
 
 class ServiceMisconfigured(Exception):
@@ -54,10 +57,13 @@ def render_description(kind: str, namespace: str, address: str) -> bytes:
 @lru_cache(maxsize=16)
 def schema_document(namespace: str) -> etree._ElementTree:
     """The xs:schema of the WSDL 1.1 types, as a standalone document."""
-    wsdl = etree.fromstring(
-        render_description("wsdl", namespace, _SCHEMA_ADDRESS),
-        etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False),
-    )
+    try:
+        wsdl = etree.fromstring(
+            render_description("wsdl", namespace, _SCHEMA_ADDRESS),
+            etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False),
+        )
+    except etree.XMLSyntaxError as error:
+        raise ServiceMisconfigured("the WSDL is not well-formed for this namespace") from error
     schemas = wsdl.findall(f"{{{WSDL11_NS}}}types/{{{XSD_NS}}}schema")
     if len(schemas) != 1:
         raise ServiceMisconfigured("the WSDL must carry exactly one schema in its types")
@@ -87,7 +93,9 @@ def request_schema(namespace: str) -> etree.XMLSchema:
 
 
 def _check_namespace(namespace: str) -> None:
-    # An empty or blank namespace would make an unqualified schema that no WSDL client can
-    # address; refuse it loudly rather than serve a broken description.
-    if not namespace or namespace != namespace.strip() or any(c.isspace() for c in namespace):
-        raise ServiceMisconfigured("SOAP_NAMESPACE must be a non-empty URI without whitespace")
+    # The namespace lands in xmlns declarations, which libxml2 insists be URIs (RFC 3986); a
+    # value that is not one must stop the process at start-up, not break every request.
+    if not _URI.fullmatch(namespace):
+        raise ServiceMisconfigured(
+            "SOAP_NAMESPACE must be an absolute URI, such as urn:x or http://..."
+        )

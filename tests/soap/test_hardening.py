@@ -271,6 +271,8 @@ def asgi_post(body: bytes, chunk: int = 4096) -> tuple[int, bytes]:
     return status, content
 
 
+# The raw ASGI handler closes database connections at the end of a request, as in production.
+@pytest.mark.django_db(transaction=True)
 @override_settings(SOAP_MAX_BODY_BYTES=1024)
 def test_body_without_a_declared_length_is_still_capped():
     status, content = asgi_post(padded(4096).encode())
@@ -279,6 +281,7 @@ def test_body_without_a_declared_length_is_still_capped():
     assert b"Sender" in content
 
 
+@pytest.mark.django_db(transaction=True)
 def test_body_without_a_declared_length_under_the_limit_is_answered():
     status, content = asgi_post(envelope(add_values(20, 22)).encode())
 
