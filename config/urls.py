@@ -7,6 +7,7 @@ from articles.api.docs import rel_doc
 from config.health import healthz
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
+from soapcalc.views import calculator
 
 api_routes = "articles.api.urls"
 
@@ -23,6 +24,7 @@ urlpatterns = [
     path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
     # No cookie or session is read, so there is nothing for a cross-site request to ride on.
     path("graphql", csrf_exempt(StarWarsGraphQLView.as_view()), name="graphql"),
+    path("soap/calculator", calculator, name="soap-calculator"),
 ]
 
 handler404 = "config.problems.not_found"
