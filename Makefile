@@ -41,7 +41,7 @@ serve: $(VENV)/.installed
 # The benchmark (bench/README.md): service and baselines under gunicorn, load from wrk; about ten
 # minutes. BENCH_ARGS=--quick for a smoke run.
 bench: $(VENV)/.installed
-	$(PY) bench/run.py $(BENCH_ARGS)
+	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache bench/.work
