@@ -131,16 +131,11 @@ if REDIS_URL:
             "OPTIONS": {
                 "SOCKET_CONNECT_TIMEOUT": 0.5,
                 "SOCKET_TIMEOUT": 0.5,
-                # Redis down must not take the service down: cache reads miss, writes are dropped
-                # (logged below), so rate limits fail open and idempotency keys are not kept
-                # until Redis is back (docs-notes/reliability.md, "Redis unreachable").
-                "IGNORE_EXCEPTIONS": True,
             },
         }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

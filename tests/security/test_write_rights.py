@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -21,7 +22,9 @@ def send(client, method: str, path: str, token: str | None, body: dict | None = 
         headers["HTTP_X_ACCESS_TOKEN"] = token
     if body is None:
         return client.generic(method, path, **headers)
-    return client.generic(method, path, data=body, content_type="application/json", **headers)
+    return client.generic(
+        method, path, data=json.dumps(body), content_type="application/json", **headers
+    )
 
 
 @pytest.fixture

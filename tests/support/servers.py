@@ -71,7 +71,7 @@ class GunicornServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, *, ready_timeout: float = 30.0) -> GunicornServer:
+    def start(self, *, ready_timeout: float = 90.0) -> GunicornServer:
         if not GUNICORN_CONFIG.exists():
             raise FileNotFoundError(f"{GUNICORN_CONFIG} is missing (the bench branch adds it)")
         env = {
@@ -114,10 +114,11 @@ class GunicornServer:
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
+        # SIGQUIT is gunicorn's quick shutdown: tests and the soak need no graceful drain.
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
+            os.killpg(self.process.pid, signal.SIGQUIT)
         try:
-            self.process.wait(timeout=15)
+            self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
