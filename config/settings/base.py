@@ -192,13 +192,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # validatorUrl null: Swagger UI would otherwise fetch a badge from validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1\.2",
     "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {
-            "accessToken": {"type": "apiKey", "in": "header", "name": "X-Access-Token"}
-        }
-    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "articles.api.schema.add_hal_components",
+    ],
 }
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}

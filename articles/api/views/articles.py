@@ -19,6 +19,15 @@ from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.problems import UnprocessableContent
+from articles.api.schema import (
+    CONDITIONAL_WRITE,
+    IDEMPOTENCY_KEY,
+    PAGE_PARAMETERS,
+    PREFER,
+    read,
+    ref,
+    write,
+)
 from articles.api.serializers import (
     ArticleInputSerializer,
     ArticleSerializer,
@@ -79,6 +88,7 @@ def expected_version(request: Request, article: Article) -> int | None:
 
 
 class ArticleListView(ApiView):
+    @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)
         blog = get_blog(blog_id)
@@ -95,6 +105,13 @@ class ArticleListView(ApiView):
         )
         return validators.apply(Response(body))
 
+    @write(
+        "article_create",
+        "Write a new article",
+        request=ArticleInputSerializer,
+        responses={201: ref("Article")},
+        parameters=[IDEMPOTENCY_KEY],
+    )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)
@@ -114,12 +131,20 @@ class ArticleListView(ApiView):
 
 
 class ArticleView(ApiView):
+    @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         article = get_article(get_blog(blog_id), article_id)
         if (not_modified := evaluate(request, article_validators(article))) is not None:
             return not_modified
         return article_response(request, article)
 
+    @write(
+        "article_replace",
+        "Replace an article",
+        request=ArticleInputSerializer,
+        responses={200: ref("Article")},
+        parameters=CONDITIONAL_WRITE,
+    )
     def put(self, request: Request, blog_id: int, article_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)
@@ -133,6 +158,13 @@ class ArticleView(ApiView):
         updated.blog = blog
         return article_response(request, updated)
 
+    @write(
+        "article_delete",
+        "Delete an article",
+        request=None,
+        responses={204: None, 200: ref("DeletedArticle")},
+        parameters=[*CONDITIONAL_WRITE, PREFER],
+    )
     def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)
