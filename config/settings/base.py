@@ -51,6 +51,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdMiddleware",
+    "config.middleware.ApiProblemFallbackMiddleware",
     "config.middleware.NotImplementedMethodMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",

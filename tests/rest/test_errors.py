@@ -192,3 +192,13 @@ def test_a_locked_article_is_423_with_a_problem(api, article, alice_token):
     )
 
     assert assert_problem(response, 423)["type"].endswith("/docs/problems/locked")
+
+
+def test_with_debug_on_an_unknown_api_route_is_still_a_problem(api, db, settings):
+    settings.DEBUG = True
+
+    response = api.get("/api/v1.2/no/such/route")
+
+    problem = assert_problem(response, 404)
+    assert "urlpatterns" not in response.content.decode()
+    assert problem["instance"] == "/api/v1.2/no/such/route"
