@@ -202,3 +202,15 @@ def test_with_debug_on_an_unknown_api_route_is_still_a_problem(api, db, settings
     problem = assert_problem(response, 404)
     assert "urlpatterns" not in response.content.decode()
     assert problem["instance"] == "/api/v1.2/no/such/route"
+
+
+def test_a_method_the_resource_lacks_is_405_even_without_a_token(api, article):
+    for method, url in (
+        ("PUT", f"{API}/blogs/{article.blog_id}"),
+        ("DELETE", f"{API}/blogs"),
+        ("POST", f"{API}/blogs/{article.blog_id}/articles/{article.pk}"),
+        ("PATCH", f"{API}/blogs/{article.blog_id}/articles/{article.pk}"),
+    ):
+        response = api.write(method, url, {"title": "x"})
+        assert_problem(response, 405)
+        assert "GET" in response["Allow"]

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 
 from articles import selectors, services
 from articles.api.base import ApiView, get_article, get_blog
-from articles.api.conditional import Validators, evaluate, if_match_passes, strong_etag
+from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
@@ -81,10 +81,15 @@ def ensure_writable(article: Article) -> None:
 
 
 def expected_version(request: Request, article: Article) -> int | None:
-    """The version an If-Match write is based on, for the services' compare-and-set."""
-    if request.META.get("HTTP_IF_MATCH", "").strip() == "*":
-        return None
-    return article.version if if_match_passes(request, article_validators(article)) else None
+    """The version a conditional write was checked against, for the services' compare-and-set:
+    the write then happens only if the article is still that version under the row lock, so
+    neither an If-Match nor an If-Unmodified-Since write can overwrite a change made meanwhile."""
+    if_match = request.META.get("HTTP_IF_MATCH")
+    if if_match is not None:
+        return None if if_match.strip() == "*" else article.version
+    if request.META.get("HTTP_IF_UNMODIFIED_SINCE"):
+        return article.version
+    return None
 
 
 class ArticleListView(ApiView):
