@@ -97,12 +97,13 @@ def test_swagger_ui_is_served_from_this_site_only(api, db, settings):
     assert "/api/schema/" in html
 
 
-def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog):
+def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog, bob):
     """Root -> curies (each doc: href really documents) -> templated links -> pages to the end."""
     from articles import services
 
     for n in range(23):
-        services.article_create(blog=blog, title=f"Walk {n}")
+        article = services.article_create(blog=blog, title=f"Walk {n}")
+    services.comment_create(article=article, author=bob, text="Last word")
     services.article_create(blog=other_blog, title="Elsewhere")
 
     root = body(api.get(f"{API}/"))
@@ -137,11 +138,14 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
             titles.append(article["title"])
             follow(article)
             comments = URITemplate(article["_links"]["doc:comments"]["href"]).expand(pageSize=2)
-            assert api.get(comments).status_code == 200
+            for comment in body(api.get(comments))["_embedded"]:
+                follow(comment)
+                back = body(api.get(comment["_links"]["doc:article"]["href"]))
+                assert back["id"] == article["id"]
         url = page["_links"].get("nextPage", {}).get("href")
         assert page["_link"].get("nextPage", {}).get("href") == url
 
     assert pages == 5
     assert titles == [f"Walk {n}" for n in range(23)]
     assert page["totalArticles"] == len(titles)
-    assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments"}
+    assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments", "doc:article"}
