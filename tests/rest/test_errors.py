@@ -163,7 +163,7 @@ def test_a_database_out_of_space_is_507_and_nothing_is_half_written(
 
 
 @pytest.mark.parametrize("debug", [False, True])
-def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug):
+def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug, caplog):
     """A real fault: the articles table is renamed away inside the test's transaction."""
     with connection.cursor() as cursor:
         cursor.execute("ALTER TABLE articles_article RENAME TO articles_gone_for_test")
@@ -177,6 +177,9 @@ def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug):
     problem = assert_problem(response, 500)
     assert "fault-1" in problem["detail"]
     assert "gone_for_test" not in response.content.decode()
+    # The log, not the body, has the details, under the same request id.
+    logged = [r for r in caplog.records if "fault-1" in r.getMessage() and r.exc_info]
+    assert logged and logged[0].levelname == "ERROR"
 
 
 def test_unknown_routes_under_api_are_problems_too(api, db):
