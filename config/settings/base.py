@@ -179,7 +179,6 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "articles.api.problems.exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": ["articles.api.authentication.AccessTokenAuthentication"],
-    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # ?format= would bypass content negotiation; the Accept header decides.
     "URL_FORMAT_OVERRIDE": None,
     # X-Forwarded-For names the client only behind our own proxy; otherwise anyone could pick
