@@ -12,6 +12,7 @@ from django.test import override_settings
 from articles import services
 from articles.models import Article
 from blogs.models import Blog
+from config.problems import PROBLEM_TYPES
 from tests.rest.conftest import API, body, is_postgres
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance"}
@@ -217,3 +218,11 @@ def test_a_method_the_resource_lacks_is_405_even_without_a_token(api, article):
         response = api.write(method, url, {"title": "x"})
         assert_problem(response, 405)
         assert "GET" in response["Allow"]
+
+
+@pytest.mark.parametrize("slug", sorted(PROBLEM_TYPES))
+def test_every_problem_type_has_its_page(api, db, slug):
+    response = api.get(f"/docs/problems/{slug}")
+
+    assert response.status_code == 200
+    assert PROBLEM_TYPES[slug].title in response.content.decode()
