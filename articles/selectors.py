@@ -40,18 +40,21 @@ def article_page(*, blog: Blog, page_index: int, page_size: int) -> Page[Article
 
     The total comes from Blog.article_count (kept exact by the services, so no COUNT(*)); the
     page's ids come from the partial (blog_id, id) index first and only those rows are then read,
-    so a deep page skips index entries, not table rows, and other blogs cost nothing.
+    so a deep page skips index entries, not table rows, from whichever end is nearer, and other
+    blogs cost nothing.
     """
     total = blog.article_count
     if _past_end(total, page_index, page_size):
         return Page([], total, page_index, page_size)
     offset = (page_index - 1) * page_size
-    ids = list(
-        Article.objects.live()
-        .in_blog(blog.pk)
-        .order_by("id")
-        .values_list("id", flat=True)[offset : offset + page_size]
-    )
+    end = min(offset + page_size, total)
+    live_ids = Article.objects.live().in_blog(blog.pk).values_list("id", flat=True)
+    if offset <= total - end:
+        ids = list(live_ids.order_by("id")[offset:end])
+    else:
+        # Past the middle, the page is nearer the end: walk the index backwards, so the entries
+        # skipped are at most half the blog's (the exact count makes the positions known).
+        ids = list(live_ids.order_by("-id")[total - end : total - offset])[::-1]
     articles = list(Article.objects.filter(id__in=ids).order_by("id")) if ids else []
     for article in articles:
         article.blog = blog  # every article links to its blog by title: no query per article

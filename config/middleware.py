@@ -12,7 +12,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from config.problems import problem_response
+from config.problems import PROBLEM_MEDIA_TYPE, problem_response
 
 logger = logging.getLogger("config.requests")
 
@@ -87,3 +87,29 @@ class ApiBodySizeLimitMiddleware:
                     detail=f"The body is {declared} bytes; at most {limit} are accepted.",
                 )
         return self.get_response(request)
+
+
+class ApiProblemFallbackMiddleware:
+    """Under /api/, an error answered by Django itself (an unknown route, or a fault outside a
+    view) becomes a problem too. With DEBUG on, Django would otherwise send its technical 404
+    and 500 pages, which list URL patterns, settings and tracebacks."""
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            request.path.startswith("/api/")
+            and response.status_code >= 400
+            and not response.get("Content-Type", "").startswith(PROBLEM_MEDIA_TYPE)
+        ):
+            if response.status_code >= 500:
+                request_id = getattr(request, "request_id", "-")
+                detail = f"An unexpected fault; it was logged as {request_id}."
+            else:
+                detail = "The request cannot be served."
+            if response.status_code == 404:
+                detail = "No such resource."
+            return problem_response(request, status=response.status_code, detail=detail)
+        return response

@@ -155,9 +155,7 @@ def problem_doc(request: HttpRequest, slug: str) -> HttpResponse:
     problem = PROBLEM_TYPES.get(slug)
     if problem is None:
         raise Http404("no such problem type")
-    return render(
-        request, "docs/problem.html", {"slug": slug, "problem": problem}, content_type="text/html"
-    )
+    return render(request, "docs/problem.html", {"slug": slug, "problem": problem})
 
 
 def _wants_problem(request: HttpRequest) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -41,6 +42,10 @@ class ApiView(APIView):
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if settings.MAINTENANCE_MODE:
             raise ServiceUnavailable("The service is in maintenance; retry later.", 60)
+        # A method the resource does not offer is 405 whoever asks: checked before the token,
+        # which DRF would otherwise demand first (401) for a method that is not there at all.
+        if not hasattr(self, request.method.lower()):
+            raise MethodNotAllowed(request.method)
         super().initial(request, *args, **kwargs)
 
     def finalize_response(

@@ -3,7 +3,8 @@
 DRF's SimpleRateThrottle keeps a list of timestamps that it reads and writes back, which loses
 counts when two processes race. Here each limit is a fixed window counted with `cache.add` and
 `cache.incr`, both atomic on Redis (INCR) and on the local-memory cache (a lock), so several
-server processes share one exact limit.
+server processes share one exact limit. A window opens with a client's first request (its start
+is stored with `cache.add`, so every process agrees on it) and lasts the rate's period.
 
 If the cache cannot be reached, requests are served without a limit (and a warning is logged):
 a rate limit protects the service, it must not become the reason the service is down.
@@ -75,15 +76,17 @@ class FixedWindowThrottle(BaseThrottle):
         if not settings.RATE_LIMIT_ENABLED or not self.applies_to(request):
             return True
         quota, window = parse_rate(getattr(settings, self.rate_setting))
+        key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}"
         now = time.time()
-        window_index = int(now // window)
-        reset = max(1, math.ceil((window_index + 1) * window - now))
-        key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}:{window_index}"
         try:
-            hits = _count_hit(key, window)
+            # Of several processes opening the window at once, one start wins and all use it.
+            cache.add(f"{key}:start", now, timeout=window)
+            started = cache.get(f"{key}:start", now)
+            hits = _count_hit(f"{key}:{started}", window)
         except Exception:  # the cache is down: serve without a limit (see the module docstring)
             logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
             return True
+        reset = max(1, math.ceil(started + window - now))
         self.state = RateLimitState(self.policy, quota, window, max(0, quota - hits), reset)
         request._request.rate_limit = self.state
         return hits <= quota

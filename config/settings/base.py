@@ -55,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdMiddleware",
+    "config.middleware.ApiProblemFallbackMiddleware",
     "config.middleware.NotImplementedMethodMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -243,7 +244,6 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "articles.api.problems.exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": ["articles.api.authentication.AccessTokenAuthentication"],
-    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # ?format= would bypass content negotiation; the Accept header decides.
     "URL_FORMAT_OVERRIDE": None,
     # X-Forwarded-For names the client only behind our own proxy; otherwise anyone could pick
@@ -257,13 +257,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # validatorUrl null: Swagger UI would otherwise fetch a badge from validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SCHEMA_PATH_PREFIX": r"/api/v1\.2",
     "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {
-            "accessToken": {"type": "apiKey", "in": "header", "name": "X-Access-Token"}
-        }
-    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "articles.api.schema.add_hal_components",
+    ],
 }
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}

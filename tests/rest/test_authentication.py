@@ -166,3 +166,13 @@ def test_commenting_in_an_archived_blog_is_409(api, archived_blog, alice_token):
     url = f"{API}/blogs/{archived_blog.pk}/articles/{article.pk}/comments"
 
     assert api.write("POST", url, {"text": "hi"}, token=alice_token).status_code == 409
+
+
+def test_a_read_ignores_whatever_token_it_carries(api, article):
+    response = api.get(
+        f"{API}/blogs/{article.blog_id}/articles/{article.pk}",
+        headers={"X-Access-Token": "not-a-token"},
+    )
+
+    assert response.status_code == 200
+    assert "WWW-Authenticate" not in response

@@ -108,3 +108,53 @@ def test_concurrent_posts_with_one_idempotency_key_make_one_article(live_server,
     assert statuses.count(201) >= 1
     assert set(statuses) <= {201, 409}
     assert Article.objects.filter(blog=blog).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_while_the_first_post_is_still_running_is_409(live_server, django_user_model):
+    """The first POST is held inside its transaction by a row lock another connection keeps on
+    the blog; the retry arrives meanwhile (409); once released, the first completes and a later
+    retry gets its answer."""
+    import time
+
+    import psycopg
+    from django.db import connection
+
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Slow")
+    blog.authors.add(alice)
+    _, token = blog_services.token_issue(user=alice, name="slow")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles"
+    headers = {"X-Access-Token": token, "Idempotency-Key": "slow-1"}
+    params = connection.get_connection_params()
+    first: list = []
+
+    with psycopg.connect(**params) as locker:
+        locker.execute("SELECT 1 FROM blogs_blog WHERE id = %s FOR UPDATE", [blog.pk])
+        thread = threading.Thread(
+            target=lambda: first.append(http("POST", url, body={"title": "Once"}, headers=headers))
+        )
+        thread.start()
+        with psycopg.connect(**params, autocommit=True) as observer:
+            for _ in range(200):  # until the first POST waits for the lock (at most 10 s)
+                waiting = observer.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE \"blogs_blog\"%%'"
+                ).fetchone()[0]
+                if waiting:
+                    break
+                time.sleep(0.05)
+            assert waiting, "the first POST never reached the database"
+
+        status, _, retry_body = http("POST", url, body={"title": "Once"}, headers=headers)
+        assert status == 409
+        assert json.loads(retry_body)["type"].endswith("/docs/problems/request-in-progress")
+        locker.rollback()  # release the blog row
+
+    thread.join()
+    assert first[0][0] == 201
+    later_status, _, later_body = http("POST", url, body={"title": "Once"}, headers=headers)
+    assert later_status == 201
+    assert later_body == first[0][2]
+    assert Article.objects.filter(blog=blog).count() == 1

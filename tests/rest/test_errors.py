@@ -12,6 +12,7 @@ from django.test import override_settings
 from articles import services
 from articles.models import Article
 from blogs.models import Blog
+from config.problems import PROBLEM_TYPES
 from tests.rest.conftest import API, body, is_postgres
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance"}
@@ -163,7 +164,7 @@ def test_a_database_out_of_space_is_507_and_nothing_is_half_written(
 
 
 @pytest.mark.parametrize("debug", [False, True])
-def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug):
+def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug, caplog):
     """A real fault: the articles table is renamed away inside the test's transaction."""
     with connection.cursor() as cursor:
         cursor.execute("ALTER TABLE articles_article RENAME TO articles_gone_for_test")
@@ -177,6 +178,9 @@ def test_an_unexpected_fault_is_500_saying_only_that(api, article, debug):
     problem = assert_problem(response, 500)
     assert "fault-1" in problem["detail"]
     assert "gone_for_test" not in response.content.decode()
+    # The log, not the body, has the details, under the same request id.
+    logged = [r for r in caplog.records if "fault-1" in r.getMessage() and r.exc_info]
+    assert logged and logged[0].levelname == "ERROR"
 
 
 def test_unknown_routes_under_api_are_problems_too(api, db):
@@ -192,3 +196,33 @@ def test_a_locked_article_is_423_with_a_problem(api, article, alice_token):
     )
 
     assert assert_problem(response, 423)["type"].endswith("/docs/problems/locked")
+
+
+def test_with_debug_on_an_unknown_api_route_is_still_a_problem(api, db, settings):
+    settings.DEBUG = True
+
+    response = api.get("/api/v1.2/no/such/route")
+
+    problem = assert_problem(response, 404)
+    assert "urlpatterns" not in response.content.decode()
+    assert problem["instance"] == "/api/v1.2/no/such/route"
+
+
+def test_a_method_the_resource_lacks_is_405_even_without_a_token(api, article):
+    for method, url in (
+        ("PUT", f"{API}/blogs/{article.blog_id}"),
+        ("DELETE", f"{API}/blogs"),
+        ("POST", f"{API}/blogs/{article.blog_id}/articles/{article.pk}"),
+        ("PATCH", f"{API}/blogs/{article.blog_id}/articles/{article.pk}"),
+    ):
+        response = api.write(method, url, {"title": "x"})
+        assert_problem(response, 405)
+        assert "GET" in response["Allow"]
+
+
+@pytest.mark.parametrize("slug", sorted(PROBLEM_TYPES))
+def test_every_problem_type_has_its_page(api, db, slug):
+    response = api.get(f"/docs/problems/{slug}")
+
+    assert response.status_code == 200
+    assert PROBLEM_TYPES[slug].title in response.content.decode()

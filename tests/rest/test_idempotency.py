@@ -104,3 +104,27 @@ def test_keys_are_kept_for_the_configured_time(api, blog, alice_token, settings)
 
     key = f"idempotency:{AccessToken.objects.get().pk}:{sha256(b'key-ttl').hexdigest()}"
     assert cache.get(key)["state"] == "done"
+
+
+def test_with_the_cache_unreachable_a_keyed_post_is_503_and_a_plain_one_is_served(
+    api, blog, alice_token, settings
+):
+    """A real Redis client pointed at a closed port."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+        }
+    }
+
+    keyed = post(api, blog, alice_token, {"title": "Keyed"}, "key-down")
+    plain = api.write(
+        "POST", f"{API}/blogs/{blog.pk}/articles", {"title": "Plain"}, token=alice_token
+    )
+
+    assert keyed.status_code == 503
+    assert keyed["Content-Type"] == "application/problem+json"
+    assert int(keyed["Retry-After"]) > 0
+    assert plain.status_code == 201
+    assert list(Article.objects.values_list("title", flat=True)) == ["Plain"]

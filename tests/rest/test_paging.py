@@ -188,3 +188,27 @@ def test_comment_page_has_the_page_shape_with_total_comments(api, article, alice
     assert [c["text"] for c in data["_embedded"]] == ["c0", "c1"]
     assert [c["author"] for c in data["_embedded"]] == ["alice", "bob"]
     assert "nextPage" in data["_link"] and "nextPage" in data["_links"]
+
+
+@pytest.mark.parametrize("page_size", [1, 3, 4, 7, 25])
+def test_pages_from_the_front_and_from_the_back_join_into_every_article_once(api, blog, page_size):
+    """Pages past the middle are read from the end of the index: the seam must not show."""
+    articles = make_articles(blog, 25)
+    for gone in (articles[0], articles[12], articles[24]):
+        services.article_delete(article=gone)
+    expected = [
+        a.pk for a in articles if a.pk not in {articles[0].pk, articles[12].pk, articles[24].pk}
+    ]
+
+    seen, index = [], 1
+    while True:
+        data = body(
+            api.get(f"{API}/blogs/{blog.pk}/articles?pageIndex={index}&pageSize={page_size}")
+        )
+        seen += [a["id"] for a in data["_embedded"]]
+        if "nextPage" not in data["_link"]:
+            break
+        index += 1
+
+    assert seen == expected
+    assert index == data["totalPages"] == -(-22 // page_size)

@@ -146,3 +146,28 @@ def test_the_api_sets_no_cookie(api, article, alice_token):
         assert response.status_code in (200, 201)
         assert not response.cookies
         assert "Set-Cookie" not in response
+
+
+def test_head_answers_the_get_headers_without_a_body(api, article):
+    url = f"{API}/blogs/{article.blog_id}/articles/{article.pk}"
+
+    head, get = api.head(url), api.get(url)
+
+    assert head.status_code == 200
+    assert head.content == b""
+    assert head["ETag"] == get["ETag"]
+    assert head["Content-Type"] == "application/hal+json"
+
+
+def test_hrefs_follow_forwarded_headers_behind_a_trusted_proxy(api, blog, settings):
+    settings.USE_X_FORWARDED_HOST = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+    response = api.get(
+        f"{API}/blogs/{blog.pk}",
+        headers={"X-Forwarded-Host": "localhost", "X-Forwarded-Proto": "https"},
+    )
+
+    data = body(response)
+    assert data["_links"]["self"]["href"] == f"https://localhost{API}/blogs/{blog.pk}"
+    assert data["_links"]["curies"][0]["href"] == "https://localhost/docs/rels/{rel}"

@@ -13,12 +13,21 @@ from rest_framework.response import Response
 
 from articles import selectors, services
 from articles.api.base import ApiView, get_article, get_blog
-from articles.api.conditional import Validators, evaluate, if_match_passes, strong_etag
+from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.problems import UnprocessableContent
+from articles.api.schema import (
+    CONDITIONAL_WRITE,
+    IDEMPOTENCY_KEY,
+    PAGE_PARAMETERS,
+    PREFER,
+    read,
+    ref,
+    write,
+)
 from articles.api.serializers import (
     ArticleInputSerializer,
     ArticleSerializer,
@@ -72,13 +81,19 @@ def ensure_writable(article: Article) -> None:
 
 
 def expected_version(request: Request, article: Article) -> int | None:
-    """The version an If-Match write is based on, for the services' compare-and-set."""
-    if request.META.get("HTTP_IF_MATCH", "").strip() == "*":
-        return None
-    return article.version if if_match_passes(request, article_validators(article)) else None
+    """The version a conditional write was checked against, for the services' compare-and-set:
+    the write then happens only if the article is still that version under the row lock, so
+    neither an If-Match nor an If-Unmodified-Since write can overwrite a change made meanwhile."""
+    if_match = request.META.get("HTTP_IF_MATCH")
+    if if_match is not None:
+        return None if if_match.strip() == "*" else article.version
+    if request.META.get("HTTP_IF_UNMODIFIED_SINCE"):
+        return article.version
+    return None
 
 
 class ArticleListView(ApiView):
+    @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)
         blog = get_blog(blog_id)
@@ -95,6 +110,13 @@ class ArticleListView(ApiView):
         )
         return validators.apply(Response(body))
 
+    @write(
+        "article_create",
+        "Write a new article",
+        request=ArticleInputSerializer,
+        responses={201: ref("Article")},
+        parameters=[IDEMPOTENCY_KEY],
+    )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)
@@ -114,12 +136,20 @@ class ArticleListView(ApiView):
 
 
 class ArticleView(ApiView):
+    @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         article = get_article(get_blog(blog_id), article_id)
         if (not_modified := evaluate(request, article_validators(article))) is not None:
             return not_modified
         return article_response(request, article)
 
+    @write(
+        "article_replace",
+        "Replace an article",
+        request=ArticleInputSerializer,
+        responses={200: ref("Article")},
+        parameters=CONDITIONAL_WRITE,
+    )
     def put(self, request: Request, blog_id: int, article_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)
@@ -133,6 +163,13 @@ class ArticleView(ApiView):
         updated.blog = blog
         return article_response(request, updated)
 
+    @write(
+        "article_delete",
+        "Delete an article",
+        request=None,
+        responses={204: None, 200: ref("DeletedArticle")},
+        parameters=[*CONDITIONAL_WRITE, PREFER],
+    )
     def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
         blog = get_blog(blog_id)
         ensure_may_write_articles(request, blog)

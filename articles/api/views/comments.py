@@ -16,6 +16,7 @@ from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
 from articles.api.permissions import ensure_may_delete_comment
 from articles.api.problems import UnprocessableContent
+from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
 from articles.api.serializers import CommentInputSerializer, CommentSerializer
 from articles.models import Article, Comment
 
@@ -33,6 +34,12 @@ def get_comment(article: Article, comment_id: int) -> Comment:
 
 
 class CommentListView(ApiView):
+    @read(
+        "comments_list",
+        "A page of an article's comments",
+        "CommentPage",
+        parameters=PAGE_PARAMETERS,
+    )
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)
         article = get_article(get_blog(blog_id), article_id)
@@ -63,6 +70,13 @@ class CommentListView(ApiView):
         )
         return validators.apply(Response(body))
 
+    @write(
+        "comment_create",
+        "Comment on an article",
+        request=CommentInputSerializer,
+        responses={201: ref("Comment")},
+        parameters=[IDEMPOTENCY_KEY],
+    )
     def post(self, request: Request, blog_id: int, article_id: int) -> Response:
         article = get_article(get_blog(blog_id), article_id)
 
@@ -85,6 +99,7 @@ class CommentListView(ApiView):
 
 
 class CommentView(ApiView):
+    @read("comment_read", "A comment", "Comment")
     def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
         comment = get_comment(get_article(get_blog(blog_id), article_id), comment_id)
         validators = comment_validators(comment)
@@ -93,6 +108,7 @@ class CommentView(ApiView):
         data = CommentSerializer(comment, context={"request": request}).data
         return validators.apply(Response(data))
 
+    @write("comment_delete", "Delete a comment", request=None, responses={204: None}, parameters=[])
     def delete(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> Response:
         blog = get_blog(blog_id)
         comment = get_comment(get_article(blog, article_id), comment_id)
