@@ -77,6 +77,11 @@ def test_typename_and_introspection_do_not_count_towards_depth(gql):
     assert data["person"]["__typename"] == "Person"
 
 
+def test_introspection_that_recurses_through_types_is_refused(gql):
+    document = "{ __schema { types { " + "fields { type { " * 5 + "name" + " } }" * 5 + " } } }"
+    assert refusal(gql, document) == "Maximum introspection depth exceeded"
+
+
 def test_aliases_up_to_the_limit_run(gql):
     assert len(gql.data(aliases(50))) == 50
 
