@@ -10,9 +10,16 @@ from __future__ import annotations
 import graphene
 from graphene_django import DjangoObjectType
 
+from articles.models import Article
+from blogs.models import Blog
 from graphapi.models import Film, Person, Planet
 from graphapi.prefetch import prefetch_lookups
-from graphapi.selectors import starwars_list, starwars_object
+from graphapi.selectors import (
+    article_for_reading,
+    blog_for_reading,
+    starwars_list,
+    starwars_object,
+)
 
 GREETING = "Hello from the Star Wars GraphQL API!"
 
@@ -110,6 +117,33 @@ class PlanetType(DjangoObjectType):
         return list(planet.films.all())
 
 
+class BlogType(DjangoObjectType):
+    """Read-only, the same data as GET /api/v1.2/blogs/{id}."""
+
+    id = graphene.ID()
+    title = graphene.String()
+    description = graphene.String()
+
+    class Meta:
+        model = Blog
+        name = "Blog"
+        fields = ("id", "title", "description")
+
+
+class ArticleType(DjangoObjectType):
+    """Read-only, the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."""
+
+    id = graphene.ID()
+    title = graphene.String()
+    content = graphene.String(description="null when the article has no content.")
+    blog = graphene.Field(BlogType)
+
+    class Meta:
+        model = Article
+        name = "Article"
+        fields = ("id", "title", "content", "blog")
+
+
 class Query(graphene.ObjectType):
     hello = graphene.String(description="A fixed greeting.")
     person = graphene.Field(PersonType, id=graphene.ID(required=True))
@@ -118,6 +152,10 @@ class Query(graphene.ObjectType):
     all_films = graphene.List(FilmType)
     all_planets = graphene.List(PlanetType)
     all_people = graphene.List(PersonType)
+    blog = graphene.Field(BlogType, id=graphene.ID(required=True))
+    article = graphene.Field(
+        ArticleType, blog_id=graphene.ID(required=True), id=graphene.ID(required=True)
+    )
 
     @staticmethod
     def resolve_hello(root: None, info: graphene.ResolveInfo) -> str:
@@ -146,6 +184,18 @@ class Query(graphene.ObjectType):
     @staticmethod
     def resolve_all_people(root: None, info: graphene.ResolveInfo) -> list[Person]:
         return starwars_list(model=Person, prefetch=prefetch_lookups(info, Person))
+
+    @staticmethod
+    def resolve_blog(root: None, info: graphene.ResolveInfo, id: str) -> Blog | None:
+        return blog_for_reading(blog_id=id)
+
+    @staticmethod
+    def resolve_article(
+        root: None, info: graphene.ResolveInfo, blog_id: str, id: str
+    ) -> Article | None:
+        return article_for_reading(
+            blog_id=blog_id, article_id=id, prefetch=prefetch_lookups(info, Article)
+        )
 
 
 schema = graphene.Schema(query=Query)
