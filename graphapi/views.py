@@ -134,7 +134,7 @@ class StarWarsGraphQLView(GraphQLView):
             return {"query": text}
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested 100,000 deep
             raise _error_response(400, "The request body is not valid JSON.") from None
         if not isinstance(data, dict):
             raise _error_response(400, "The request body must be a JSON object.")

@@ -130,6 +130,7 @@ def test_an_unsupported_body_type_is_415(client, content_type):
     ("body", "message"),
     [
         (b'{"query": ', "The request body is not valid JSON."),
+        (b"[" * 200_000 + b"]" * 200_000, "The request body is not valid JSON."),
         (b'["{ hello }"]', "The request body must be a JSON object."),
         (b'{"query": "{ hello }"}\xff', "The request body is not UTF-8."),
         (b'{"query": 42}', "query must be a string."),
