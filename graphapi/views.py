@@ -81,9 +81,8 @@ class StarWarsGraphQLView(GraphQLView):
                 return self.render_graphiql(request)
             status, body = self.run(request, self.parse_body(request), media_type)
         except HttpError as error:
-            status, body = error.response.status_code, {"errors": [{"message": error.message}]}
             response = error.response
-            response.content = self.json_encode(request, body)
+            response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
             response["Content-Type"] = media_type
             return self._negotiated(response)
         return self._negotiated(
