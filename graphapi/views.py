@@ -91,8 +91,14 @@ class StarWarsGraphQLView(GraphQLView):
 
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
-        # application/json first, so that a missing Accept, */* or a tie keeps the legacy type.
-        return request.get_preferred_type([JSON, GRAPHQL_RESPONSE]) or JSON
+        """application/graphql-response+json when the client names it and prefers it to
+        application/json (by q-value, then by the client's order); application/json otherwise:
+        a missing Accept, */*, application/*, or an Accept we cannot satisfy, which the
+        GraphQL-over-HTTP specification lets a server answer in application/json, not 406."""
+        named = request.accepted_type(GRAPHQL_RESPONSE)
+        if named is None or named.sub_type == "*":
+            return JSON
+        return request.get_preferred_type([GRAPHQL_RESPONSE, JSON]) or JSON
 
     @staticmethod
     def _negotiated(response: HttpResponse) -> HttpResponse:
