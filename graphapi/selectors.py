@@ -1,13 +1,15 @@
-"""Reads for the GraphQL resolvers, with the relations they will walk."""
+"""Reads for the GraphQL root resolvers (graphapi.loading then loads what lies below)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import TypeVar
 
 from django.db import models
 
 from articles.models import Article
 from blogs.models import Blog
+
+ModelT = TypeVar("ModelT", bound=models.Model)
 
 
 def parse_id(text: str) -> int | None:
@@ -18,19 +20,15 @@ def parse_id(text: str) -> int | None:
     return int(text)
 
 
-def starwars_object(
-    *, model: type[models.Model], object_id: str, prefetch: Iterable[str]
-) -> models.Model | None:
+def starwars_object(*, model: type[ModelT], object_id: str) -> ModelT | None:
     """One film, planet or person by its SWAPI id; None for an id that names nothing."""
     pk = parse_id(object_id)
-    if pk is None:
-        return None
-    return model.objects.prefetch_related(*prefetch).filter(pk=pk).first()
+    return None if pk is None else model._default_manager.filter(pk=pk).first()
 
 
-def starwars_list(*, model: type[models.Model], prefetch: Iterable[str]) -> list[models.Model]:
+def starwars_list(*, model: type[ModelT]) -> list[ModelT]:
     """Every film, planet or person, in SWAPI id order."""
-    return list(model.objects.prefetch_related(*prefetch).order_by("pk"))
+    return list(model._default_manager.order_by("pk"))
 
 
 def blog_for_reading(*, blog_id: str) -> Blog | None:
@@ -39,12 +37,9 @@ def blog_for_reading(*, blog_id: str) -> Blog | None:
     return None if pk is None else Blog.objects.filter(pk=pk).first()
 
 
-def article_for_reading(
-    *, blog_id: str, article_id: str, prefetch: Iterable[str]
-) -> Article | None:
+def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     """A live article of that blog: a deleted one, or one of another blog, is not found."""
     blog_pk, article_pk = parse_id(blog_id), parse_id(article_id)
     if blog_pk is None or article_pk is None:
         return None
-    articles = Article.objects.live().in_blog(blog_pk).prefetch_related(*prefetch)
-    return articles.filter(pk=article_pk).first()
+    return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
