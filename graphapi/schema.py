@@ -1,20 +1,37 @@
 """The GraphQL schema of the contract (section B): names and nullability exactly as stated there.
 
 DjangoObjectType would make model fields non-null; every field is declared here instead, so the
-schema says what the contract says. Relations resolve from the prefetch cache that the root
-resolvers fill (see graphapi.prefetch), so nested selections cost one query per level.
+schema says what the contract says. Relations resolve from what the root resolvers loaded for
+the whole selection (see graphapi.loading), so nested selections cost one query per level.
 """
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import graphene
+from django.db import models
 from graphene_django import DjangoObjectType
 
+from articles.models import Article
+from blogs.models import Blog
+from graphapi.loading import related_list, related_object, with_selection
 from graphapi.models import Film, Person, Planet
-from graphapi.prefetch import prefetch_lookups
-from graphapi.selectors import starwars_list, starwars_object
+from graphapi.selectors import (
+    article_for_reading,
+    blog_for_reading,
+    starwars_list,
+    starwars_object,
+)
+
+ModelT = TypeVar("ModelT", bound=models.Model)
 
 GREETING = "Hello from the Star Wars GraphQL API!"
+
+
+def _one(info: graphene.ResolveInfo, model: type[ModelT], obj: ModelT | None) -> ModelT | None:
+    """A root object with the relations its selection walks, or None."""
+    return None if obj is None else with_selection(info, model, [obj])[0]
 
 
 class PersonType(DjangoObjectType):
@@ -50,12 +67,16 @@ class PersonType(DjangoObjectType):
         )
 
     @staticmethod
+    def resolve_homeworld(person: Person, info: graphene.ResolveInfo) -> Planet | None:
+        return related_object(info, person, "homeworld")
+
+    @staticmethod
     def resolve_friends(person: Person, info: graphene.ResolveInfo) -> list[Person]:
-        return list(person.friends.all())
+        return related_list(info, person, "friends")
 
     @staticmethod
     def resolve_films(person: Person, info: graphene.ResolveInfo) -> list[Film]:
-        return list(person.films.all())
+        return related_list(info, person, "films")
 
 
 class FilmType(DjangoObjectType):
@@ -78,11 +99,11 @@ class FilmType(DjangoObjectType):
 
     @staticmethod
     def resolve_planets(film: Film, info: graphene.ResolveInfo) -> list[Planet]:
-        return list(film.planets.all())
+        return related_list(info, film, "planets")
 
     @staticmethod
     def resolve_characters(film: Film, info: graphene.ResolveInfo) -> list[Person]:
-        return list(film.characters.all())
+        return related_list(info, film, "characters")
 
 
 class PlanetType(DjangoObjectType):
@@ -103,11 +124,42 @@ class PlanetType(DjangoObjectType):
 
     @staticmethod
     def resolve_residents(planet: Planet, info: graphene.ResolveInfo) -> list[Person]:
-        return list(planet.residents.all())
+        return related_list(info, planet, "residents")
 
     @staticmethod
     def resolve_films(planet: Planet, info: graphene.ResolveInfo) -> list[Film]:
-        return list(planet.films.all())
+        return related_list(info, planet, "films")
+
+
+class BlogType(DjangoObjectType):
+    """Read-only, the same data as GET /api/v1.2/blogs/{id}."""
+
+    id = graphene.ID()
+    title = graphene.String()
+    description = graphene.String()
+
+    class Meta:
+        model = Blog
+        name = "Blog"
+        fields = ("id", "title", "description")
+
+
+class ArticleType(DjangoObjectType):
+    """Read-only, the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."""
+
+    id = graphene.ID()
+    title = graphene.String()
+    content = graphene.String(description="null when the article has no content.")
+    blog = graphene.Field(BlogType)
+
+    class Meta:
+        model = Article
+        name = "Article"
+        fields = ("id", "title", "content", "blog")
+
+    @staticmethod
+    def resolve_blog(article: Article, info: graphene.ResolveInfo) -> Blog | None:
+        return related_object(info, article, "blog")
 
 
 class Query(graphene.ObjectType):
@@ -118,6 +170,10 @@ class Query(graphene.ObjectType):
     all_films = graphene.List(FilmType)
     all_planets = graphene.List(PlanetType)
     all_people = graphene.List(PersonType)
+    blog = graphene.Field(BlogType, id=graphene.ID(required=True))
+    article = graphene.Field(
+        ArticleType, blog_id=graphene.ID(required=True), id=graphene.ID(required=True)
+    )
 
     @staticmethod
     def resolve_hello(root: None, info: graphene.ResolveInfo) -> str:
@@ -125,27 +181,37 @@ class Query(graphene.ObjectType):
 
     @staticmethod
     def resolve_person(root: None, info: graphene.ResolveInfo, id: str) -> Person | None:
-        return starwars_object(model=Person, object_id=id, prefetch=prefetch_lookups(info, Person))
+        return _one(info, Person, starwars_object(model=Person, object_id=id))
 
     @staticmethod
     def resolve_film(root: None, info: graphene.ResolveInfo, id: str) -> Film | None:
-        return starwars_object(model=Film, object_id=id, prefetch=prefetch_lookups(info, Film))
+        return _one(info, Film, starwars_object(model=Film, object_id=id))
 
     @staticmethod
     def resolve_planet(root: None, info: graphene.ResolveInfo, id: str) -> Planet | None:
-        return starwars_object(model=Planet, object_id=id, prefetch=prefetch_lookups(info, Planet))
+        return _one(info, Planet, starwars_object(model=Planet, object_id=id))
 
     @staticmethod
     def resolve_all_films(root: None, info: graphene.ResolveInfo) -> list[Film]:
-        return starwars_list(model=Film, prefetch=prefetch_lookups(info, Film))
+        return with_selection(info, Film, starwars_list(model=Film))
 
     @staticmethod
     def resolve_all_planets(root: None, info: graphene.ResolveInfo) -> list[Planet]:
-        return starwars_list(model=Planet, prefetch=prefetch_lookups(info, Planet))
+        return with_selection(info, Planet, starwars_list(model=Planet))
 
     @staticmethod
     def resolve_all_people(root: None, info: graphene.ResolveInfo) -> list[Person]:
-        return starwars_list(model=Person, prefetch=prefetch_lookups(info, Person))
+        return with_selection(info, Person, starwars_list(model=Person))
+
+    @staticmethod
+    def resolve_blog(root: None, info: graphene.ResolveInfo, id: str) -> Blog | None:
+        return blog_for_reading(blog_id=id)
+
+    @staticmethod
+    def resolve_article(
+        root: None, info: graphene.ResolveInfo, blog_id: str, id: str
+    ) -> Article | None:
+        return _one(info, Article, article_for_reading(blog_id=blog_id, article_id=id))
 
 
 schema = graphene.Schema(query=Query)

@@ -81,9 +81,8 @@ class StarWarsGraphQLView(GraphQLView):
                 return self.render_graphiql(request)
             status, body = self.run(request, self.parse_body(request), media_type)
         except HttpError as error:
-            status, body = error.response.status_code, {"errors": [{"message": error.message}]}
             response = error.response
-            response.content = self.json_encode(request, body)
+            response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
             response["Content-Type"] = media_type
             return self._negotiated(response)
         return self._negotiated(
@@ -92,8 +91,14 @@ class StarWarsGraphQLView(GraphQLView):
 
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
-        # application/json first, so that a missing Accept, */* or a tie keeps the legacy type.
-        return request.get_preferred_type([JSON, GRAPHQL_RESPONSE]) or JSON
+        """application/graphql-response+json when the client names it and prefers it to
+        application/json (by q-value, then by the client's order); application/json otherwise:
+        a missing Accept, */*, application/*, or an Accept we cannot satisfy, which the
+        GraphQL-over-HTTP specification lets a server answer in application/json, not 406."""
+        named = request.accepted_type(GRAPHQL_RESPONSE)
+        if named is None or named.sub_type == "*":
+            return JSON
+        return request.get_preferred_type([GRAPHQL_RESPONSE, JSON]) or JSON
 
     @staticmethod
     def _negotiated(response: HttpResponse) -> HttpResponse:
@@ -134,7 +139,7 @@ class StarWarsGraphQLView(GraphQLView):
             return {"query": text}
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested 100,000 deep
             raise _error_response(400, "The request body is not valid JSON.") from None
         if not isinstance(data, dict):
             raise _error_response(400, "The request body must be a JSON object.")

@@ -10,12 +10,31 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from graphapi.models import Film
+
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 
 
+@pytest.fixture(scope="session")
+def _starwars_loaded(django_db_setup, django_db_blocker) -> None:
+    # Once per session: each test's transaction is rolled back, so the rows stay as loaded.
+    with django_db_blocker.unblock():
+        call_command("load_starwars", stdout=io.StringIO())
+
+
 @pytest.fixture
-def starwars(db) -> None:
-    call_command("load_starwars", stdout=io.StringIO())
+def starwars(_starwars_loaded, db) -> None:
+    """The Star Wars data, loaded by its own management command."""
+    if not Film.objects.exists():
+        # A transactional test (live_server) empties every table when it ends.
+        call_command("load_starwars", stdout=io.StringIO())
+
+
+@pytest.fixture(autouse=True)
+def generous_time_budget(settings) -> None:
+    """The time budget is a production limit; a busy CI machine must not trip it by chance.
+    Its own tests set it explicitly."""
+    settings.GRAPHQL_TIME_BUDGET_MS = 60_000
 
 
 class GraphQLClient:

@@ -57,7 +57,28 @@ def test_graphql_response_json_is_answered_when_accepted(gql):
 
 @pytest.mark.parametrize(
     "accept",
-    ["*/*", "application/json", f"{GRAPHQL_RESPONSE};q=0.5, application/json", "application/xml"],
+    [
+        GRAPHQL_RESPONSE,
+        f"{GRAPHQL_RESPONSE}, application/json",
+        f"{GRAPHQL_RESPONSE};q=0.8, */*;q=0.1",
+    ],
+)
+def test_graphql_response_json_is_answered_when_named_and_preferred(gql, accept):
+    response = gql.post(FILM_TITLE, accept=accept)
+    assert response["Content-Type"] == GRAPHQL_RESPONSE
+    assert response.json() == A_NEW_HOPE
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "*/*",
+        "application/*",
+        "application/json",
+        f"application/json, {GRAPHQL_RESPONSE}",
+        f"{GRAPHQL_RESPONSE};q=0.5, application/json",
+        "application/xml",
+    ],
 )
 def test_json_is_answered_otherwise(gql, accept):
     response = gql.post(FILM_TITLE, accept=accept)
@@ -130,6 +151,7 @@ def test_an_unsupported_body_type_is_415(client, content_type):
     ("body", "message"),
     [
         (b'{"query": ', "The request body is not valid JSON."),
+        (b"[" * 200_000 + b"]" * 200_000, "The request body is not valid JSON."),
         (b'["{ hello }"]', "The request body must be a JSON object."),
         (b'{"query": "{ hello }"}\xff', "The request body is not UTF-8."),
         (b'{"query": 42}', "query must be a string."),

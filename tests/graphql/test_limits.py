@@ -77,6 +77,11 @@ def test_typename_and_introspection_do_not_count_towards_depth(gql):
     assert data["person"]["__typename"] == "Person"
 
 
+def test_introspection_that_recurses_through_types_is_refused(gql):
+    document = "{ __schema { types { " + "fields { type { " * 5 + "name" + " } }" * 5 + " } } }"
+    assert refusal(gql, document) == "Maximum introspection depth exceeded"
+
+
 def test_aliases_up_to_the_limit_run(gql):
     assert len(gql.data(aliases(50))) == 50
 
@@ -155,3 +160,18 @@ def test_cyclic_and_unknown_fragments_are_refused_by_the_standard_rules(gql):
     fragment B on Person { friends { ...A } }"""
     assert "Cannot spread fragment 'A' within itself" in refusal(gql, cyclic)
     assert refusal(gql, "{ person(id: 1) { ...Nope } }") == "Unknown fragment 'Nope'."
+
+
+def fragment_chain(count: int) -> str:
+    chain = " ".join(f"fragment F{n} on Person {{ ...F{n + 1} }}" for n in range(count))
+    return f"{{ person(id: 1) {{ ...F0 }} }} {chain} fragment F{count} on Person {{ name }}"
+
+
+def test_a_long_chain_of_fragments_runs(gql):
+    assert gql.data(fragment_chain(150)) == {"person": {"name": "Luke Skywalker"}}
+
+
+def test_fragments_nested_past_what_validation_can_follow_are_refused_not_crashed(gql):
+    response = gql.post(fragment_chain(600), accept=GRAPHQL_RESPONSE)
+    assert response.status_code == 422, response.content
+    assert response.json()["errors"] == [{"message": "Validation aborted."}]

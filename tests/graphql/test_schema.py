@@ -26,6 +26,8 @@ CONTRACT_FIELDS = {
         "allFilms": "[Film]",
         "allPlanets": "[Planet]",
         "allPeople": "[Person]",
+        "blog": "Blog",
+        "article": "Article",
     },
     "Person": {
         "id": "ID",
@@ -90,9 +92,28 @@ def test_person_adds_only_nullable_scalar_facts(gql):
 
 def test_the_lookups_take_one_required_id(gql):
     fields = introspect(gql, "Query")
-    for field_name in ("person", "film", "planet"):
+    for field_name in ("person", "film", "planet", "blog"):
         args = fields[field_name]["args"]
         assert [(arg["name"], type_string(arg["type"])) for arg in args] == [("id", "ID!")]
+    args = fields["article"]["args"]
+    assert [(arg["name"], type_string(arg["type"])) for arg in args] == [
+        ("blogId", "ID!"),
+        ("id", "ID!"),
+    ]
+
+
+def test_blogs_and_articles_are_read_only_views_of_the_rest_data(gql):
+    assert {
+        name: type_string(field["type"]) for name, field in introspect(gql, "Blog").items()
+    } == {
+        "id": "ID",
+        "title": "String",
+        "description": "String",
+    }
+    article = {
+        name: type_string(field["type"]) for name, field in introspect(gql, "Article").items()
+    }
+    assert article == {"id": "ID", "title": "String", "content": "String", "blog": "Blog"}
 
 
 def test_the_schema_has_no_mutations(gql):
