@@ -107,7 +107,11 @@ def _get(request: HttpRequest) -> HttpResponse:
                 content_type=_DESCRIPTION_TYPES[kind],
             )
     accept = request.META.get("HTTP_ACCEPT", "")
-    if "FirstValue" in params or "SecondValue" in params or "application/soap+xml" in accept:
+    if (
+        "FirstValue" in params
+        or "SecondValue" in params
+        or "application/soap+xml" in accept.lower()
+    ):
         try:
             response = _invoke_by_get(request, namespace, accept)
         except SoapFault as fault:
@@ -144,7 +148,9 @@ def _read_body(request: HttpRequest) -> bytes:
         try:
             length = int(declared)
         except ValueError:
-            raise sender_fault("Content-Length is not a number") from None
+            length = -1
+        if length < 0:
+            raise sender_fault("Content-Length is not a number of bytes")
         if length > limit:
             raise sender_fault(too_large, status=413)
     # Read one byte past the limit, whatever the header said, so that a body that is longer than

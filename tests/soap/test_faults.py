@@ -292,6 +292,7 @@ def test_soap11_header_with_must_understand_is_a_must_understand_fault(client, a
     fault = fault_of(response)
     assert (fault.version, fault.code) == ("1.1", "MustUnderstand")
     assert "Security" in fault.reason
+    assert fault.header is None  # NotUnderstood is a SOAP 1.2 header block
 
 
 # --- CalculationFault -------------------------------------------------------------------------

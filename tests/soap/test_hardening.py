@@ -225,8 +225,9 @@ def test_declared_length_over_the_limit_is_413_before_reading(client):
     assert response.status_code == 413
 
 
-def test_content_length_that_is_not_a_number_is_a_sender_fault(client):
-    response = post12(client, envelope(add_values(1, 2)), CONTENT_LENGTH="12abc")
+@pytest.mark.parametrize("length", ["12abc", "-5"])
+def test_content_length_that_is_not_a_number_is_a_sender_fault(client, length):
+    response = post12(client, envelope(add_values(1, 2)), CONTENT_LENGTH=length)
 
     assert response.status_code == 400
     assert fault_of(response).code == "Sender"
