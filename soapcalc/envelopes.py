@@ -79,19 +79,24 @@ def _check_tree(root: etree._Element) -> None:
         if sibling.tag is etree.PI:
             raise _processing_instruction()
     depth = 0
-    for event, node in etree.iterwalk(root, events=("start", "end", "pi")):
+    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         if event == "start":
             depth += 1
             if depth > MAX_DEPTH:
                 raise sender_fault(f"The document is nested deeper than {MAX_DEPTH} elements")
-            if (node.text and len(node.text) > MAX_TEXT_CHARS) or (
-                node.tail and len(node.tail) > MAX_TEXT_CHARS
-            ):
-                raise sender_fault(f"A text node is longer than {MAX_TEXT_CHARS} characters")
+            _check_text(node.text)
+            _check_text(node.tail)
         elif event == "end":
             depth -= 1
+        elif event == "comment":
+            _check_text(node.tail)  # the text after a comment is its tail in lxml
         else:
             raise _processing_instruction()
+
+
+def _check_text(text: str | None) -> None:
+    if text and len(text) > MAX_TEXT_CHARS:
+        raise sender_fault(f"A text node is longer than {MAX_TEXT_CHARS} characters")
 
 
 def _processing_instruction() -> SoapFault:

@@ -172,8 +172,11 @@ def test_oversized_text_node_is_refused(client):
     assert "longer than" in fault_of(response).reason
 
 
-def test_oversized_whitespace_around_a_value_is_refused(client):
-    response = post12(client, envelope(add_values(" " * 5000 + "1", 2)))
+@pytest.mark.parametrize(
+    "value", [" " * 5000 + "1", "<!-- c -->" + " " * 5000 + "1", "1<!-- c -->" + " " * 5000]
+)
+def test_oversized_whitespace_around_a_value_is_refused(client, value):
+    response = post12(client, envelope(add_values(value, 2)))
 
     assert response.status_code == 400
     assert fault_of(response).code == "Sender"
