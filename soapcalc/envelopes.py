@@ -54,11 +54,20 @@ def parse_document(body: bytes) -> etree._Element:
     # is ASCII-compatible, so nothing can hide the keyword.
     if b"<!DOCTYPE" in body:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
+    parser = _parser()
     try:
-        root = etree.fromstring(body, _parser())
+        root = etree.fromstring(body, parser)
     except etree.XMLSyntaxError as error:
-        reason = f"The request is not well-formed XML: {_syntax_message(error)}"
+        errors = error.error_log.filter_from_errors()
+        reason = f"The request is not well-formed XML: {_syntax_message(errors)}"
         raise sender_fault(reason) from None
+    # libxml2 only logs namespace errors (an undeclared prefix, a malformed xmlns) and goes on,
+    # leaving tags such as "x:H" in no namespace; such a document is not XML with namespaces.
+    if parser.error_log:
+        errors = parser.error_log.filter_from_errors()
+        if errors:
+            reason = f"The request is not namespace-well-formed XML: {_syntax_message(errors)}"
+            raise sender_fault(reason)
     docinfo = root.getroottree().docinfo
     if docinfo.internalDTD is not None or docinfo.doctype:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
@@ -66,9 +75,9 @@ def parse_document(body: bytes) -> etree._Element:
     return root
 
 
-def _syntax_message(error: etree.XMLSyntaxError) -> str:
+def _syntax_message(log: etree._ListErrorLog) -> str:
     # Only libxml2's message and position: never the "file name" part of str(error).
-    entry = error.error_log.last_error if error.error_log else None
+    entry = log[0] if log else None
     if entry is None:
         return "unreadable document"
     return f"{entry.message.strip()} (line {entry.line}, column {entry.column})"
