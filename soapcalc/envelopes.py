@@ -28,7 +28,7 @@ _FALSE = frozenset({"false", "0"})
 _parsers = threading.local()
 
 
-def _parser() -> etree.XMLParser:
+def request_parser() -> etree.XMLParser:
     # lxml parsers serialize their users with a lock; one per thread keeps threads independent.
     parser = getattr(_parsers, "parser", None)
     if parser is None:
@@ -54,17 +54,17 @@ def parse_document(body: bytes) -> etree._Element:
     # is ASCII-compatible, so nothing can hide the keyword.
     if b"<!DOCTYPE" in body:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
-    parser = _parser()
+    xml_parser = request_parser()
     try:
-        root = etree.fromstring(body, parser)
+        root = etree.fromstring(body, xml_parser)
     except etree.XMLSyntaxError as error:
         errors = error.error_log.filter_from_errors()
         reason = f"The request is not well-formed XML: {_syntax_message(errors)}"
         raise sender_fault(reason) from None
     # libxml2 only logs namespace errors (an undeclared prefix, a malformed xmlns) and goes on,
     # leaving tags such as "x:H" in no namespace; such a document is not XML with namespaces.
-    if parser.error_log:
-        errors = parser.error_log.filter_from_errors()
+    if xml_parser.error_log:
+        errors = xml_parser.error_log.filter_from_errors()
         if errors:
             reason = f"The request is not namespace-well-formed XML: {_syntax_message(errors)}"
             raise sender_fault(reason)
