@@ -10,7 +10,7 @@ class SoapcalcConfig(AppConfig):
     def ready(self) -> None:
         # Compile the request schema and the response templates at start-up, not on the first
         # request, and stop the process here if the namespace setting cannot make them.
-        from soapcalc.envelopes import result_template
+        from soapcalc.envelopes import request_parser, result_template
         from soapcalc.versions import SOAP11, SOAP12
         from soapcalc.wsdl import ServiceMisconfigured, request_schema
 
@@ -21,3 +21,4 @@ class SoapcalcConfig(AppConfig):
             raise ImproperlyConfigured(f"SOAP_NAMESPACE {namespace!r}: {error}") from error
         for version in (SOAP12, SOAP11):
             result_template(version, namespace)
+        request_parser()

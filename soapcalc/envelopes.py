@@ -28,7 +28,7 @@ _FALSE = frozenset({"false", "0"})
 _parsers = threading.local()
 
 
-def _parser() -> etree.XMLParser:
+def request_parser() -> etree.XMLParser:
     # lxml parsers serialize their users with a lock; one per thread keeps threads independent.
     parser = getattr(_parsers, "parser", None)
     if parser is None:
@@ -54,11 +54,20 @@ def parse_document(body: bytes) -> etree._Element:
     # is ASCII-compatible, so nothing can hide the keyword.
     if b"<!DOCTYPE" in body:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
+    xml_parser = request_parser()
     try:
-        root = etree.fromstring(body, _parser())
+        root = etree.fromstring(body, xml_parser)
     except etree.XMLSyntaxError as error:
-        reason = f"The request is not well-formed XML: {_syntax_message(error)}"
+        errors = error.error_log.filter_from_errors()
+        reason = f"The request is not well-formed XML: {_syntax_message(errors)}"
         raise sender_fault(reason) from None
+    # libxml2 only logs namespace errors (an undeclared prefix, a malformed xmlns) and goes on,
+    # leaving tags such as "x:H" in no namespace; such a document is not XML with namespaces.
+    if xml_parser.error_log:
+        errors = xml_parser.error_log.filter_from_errors()
+        if errors:
+            reason = f"The request is not namespace-well-formed XML: {_syntax_message(errors)}"
+            raise sender_fault(reason)
     docinfo = root.getroottree().docinfo
     if docinfo.internalDTD is not None or docinfo.doctype:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
@@ -66,9 +75,9 @@ def parse_document(body: bytes) -> etree._Element:
     return root
 
 
-def _syntax_message(error: etree.XMLSyntaxError) -> str:
+def _syntax_message(log: etree._ListErrorLog) -> str:
     # Only libxml2's message and position: never the "file name" part of str(error).
-    entry = error.error_log.last_error if error.error_log else None
+    entry = log[0] if log else None
     if entry is None:
         return "unreadable document"
     return f"{entry.message.strip()} (line {entry.line}, column {entry.column})"
@@ -79,19 +88,24 @@ def _check_tree(root: etree._Element) -> None:
         if sibling.tag is etree.PI:
             raise _processing_instruction()
     depth = 0
-    for event, node in etree.iterwalk(root, events=("start", "end", "pi")):
+    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
         if event == "start":
             depth += 1
             if depth > MAX_DEPTH:
                 raise sender_fault(f"The document is nested deeper than {MAX_DEPTH} elements")
-            if (node.text and len(node.text) > MAX_TEXT_CHARS) or (
-                node.tail and len(node.tail) > MAX_TEXT_CHARS
-            ):
-                raise sender_fault(f"A text node is longer than {MAX_TEXT_CHARS} characters")
+            _check_text(node.text)
+            _check_text(node.tail)
         elif event == "end":
             depth -= 1
+        elif event == "comment":
+            _check_text(node.tail)  # the text after a comment is its tail in lxml
         else:
             raise _processing_instruction()
+
+
+def _check_text(text: str | None) -> None:
+    if text and len(text) > MAX_TEXT_CHARS:
+        raise sender_fault(f"A text node is longer than {MAX_TEXT_CHARS} characters")
 
 
 def _processing_instruction() -> SoapFault:

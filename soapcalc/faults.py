@@ -101,7 +101,9 @@ def _code_name(fault: SoapFault, version: SoapVersion) -> str:
 
 
 def _add_fault_headers(envelope: etree._Element, fault: SoapFault, version: SoapVersion) -> None:
-    if not fault.not_understood and fault.code is not FaultCode.VERSION_MISMATCH:
+    # NotUnderstood exists in SOAP 1.2 only; SOAP 1.1 names the blocks in the faultstring.
+    not_understood = fault.not_understood if version is SOAP12 else ()
+    if not not_understood and fault.code is not FaultCode.VERSION_MISMATCH:
         return
     header = etree.SubElement(envelope, version.tag("Header"))
     if fault.code is FaultCode.VERSION_MISMATCH:
@@ -114,7 +116,7 @@ def _add_fault_headers(envelope: etree._Element, fault: SoapFault, version: Soap
                 upgrade, SOAP12.tag("SupportedEnvelope"), nsmap={prefix: supported.envelope_ns}
             )
             element.set("qname", f"{prefix}:Envelope")
-    for clark in fault.not_understood:
+    for clark in not_understood:
         namespace, _, local = clark[1:].partition("}")
         element = etree.SubElement(header, version.tag("NotUnderstood"), nsmap={"q": namespace})
         element.set("qname", f"q:{local}")

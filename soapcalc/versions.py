@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity hash: cheap as a per-request cache key
 class SoapVersion:
     name: str
     envelope_ns: str

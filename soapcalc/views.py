@@ -37,58 +37,57 @@ _DESCRIPTION_TYPES = {
 
 @csrf_exempt
 def calculator(request: HttpRequest) -> HttpResponse:
-    method = request.method
-    if _uri_length(request) > MAX_URI_CHARS:
-        reason = f"The request URI is longer than {MAX_URI_CHARS} characters"
-        fault = sender_fault(reason, status=414)
-        return _fault_response(fault, _version_named(request))
+    version, charset, action = _media(request.META.get("CONTENT_TYPE", ""))
+    # The GET binding is SOAP 1.2 only; a POST is answered in the version its media type names.
+    fault_version = version if version is not None and request.method == "POST" else SOAP12
     try:
+        if _uri_length(request) > MAX_URI_CHARS:
+            reason = f"The request URI is longer than {MAX_URI_CHARS} characters"
+            raise sender_fault(reason, status=414)
+        method = request.method
         if method == "POST":
-            return _post(request)
-        if method == "GET" or method == "HEAD":
+            return _post(request, version, charset, action)
+        if method == "GET":
+            return _get(request)
+        if method == "HEAD":
             response = _get(request)
-            if method == "HEAD":
-                length = len(response.content)
-                response.content = b""
-                response["Content-Length"] = str(length)
+            length = len(response.content)
+            response.content = b""
+            response["Content-Length"] = str(length)
             return response
+        raise sender_fault(
+            f"Method {method} is not allowed here", status=405, headers={"Allow": ALLOW}
+        )
+    except SoapFault as fault:
+        return _fault_response(fault, fault_version)
     except ServiceMisconfigured:
         logger.exception("SOAP service misconfigured")
         fault = SoapFault(FaultCode.RECEIVER, "The service is not configured correctly")
-        return _fault_response(fault, _version_named(request))
-    fault = sender_fault(
-        f"Method {method} is not allowed here", status=405, headers={"Allow": ALLOW}
-    )
-    return _fault_response(fault, _version_named(request))
-
-
-def _post(request: HttpRequest) -> HttpResponse:
-    version, charset, action = _media(request.META.get("CONTENT_TYPE", ""))
-    if version is None:
-        fault = sender_fault(
-            "The media type must be application/soap+xml (SOAP 1.2) or text/xml (SOAP 1.1)",
-            status=415,
-        )
-        return _fault_response(fault, SOAP12)
-    if version is SOAP11:
-        action = request.META.get("HTTP_SOAPACTION")
-    namespace = settings.SOAP_NAMESPACE
-    request_schema(namespace)  # a misconfigured service says so before judging any request
-    try:
-        if charset is not None and charset not in _UTF8:
-            raise sender_fault("Only UTF-8 encoded requests are accepted", status=415)
-        envelope = answer_envelope(
-            body=_read_body(request), version=version, namespace=namespace, action=action
-        )
-    except SoapFault as fault:
-        return _fault_response(fault, version)
-    except ServiceMisconfigured:
-        raise
+        return _fault_response(fault, fault_version)
     except Exception:
         # A fault the client can read, and nothing about our internals in it.
         logger.exception("SOAP request failed")
         fault = SoapFault(FaultCode.RECEIVER, "The service could not process the request")
-        return _fault_response(fault, version)
+        return _fault_response(fault, fault_version)
+
+
+def _post(
+    request: HttpRequest, version: SoapVersion | None, charset: str | None, action: str | None
+) -> HttpResponse:
+    if version is None:
+        raise sender_fault(
+            "The media type must be application/soap+xml (SOAP 1.2) or text/xml (SOAP 1.1)",
+            status=415,
+        )
+    if charset is not None and charset not in _UTF8:
+        raise sender_fault("Only UTF-8 encoded requests are accepted", status=415)
+    if version is SOAP11:
+        action = request.META.get("HTTP_SOAPACTION")
+    namespace = settings.SOAP_NAMESPACE
+    request_schema(namespace)  # a misconfigured service says so before judging any request
+    envelope = answer_envelope(
+        body=_read_body(request), version=version, namespace=namespace, action=action
+    )
     return HttpResponse(envelope, content_type=version.content_type)
 
 
@@ -97,7 +96,7 @@ def _get(request: HttpRequest) -> HttpResponse:
         params = request.GET
         names = {name.lower() for name in params}
     except SuspiciousOperation:  # too many query fields
-        return _fault_response(sender_fault("The query string has too many fields"), SOAP12)
+        raise sender_fault("The query string has too many fields") from None
     namespace = settings.SOAP_NAMESPACE
     request_schema(namespace)
     for kind in ("wsdl2", "wsdl"):
@@ -108,8 +107,15 @@ def _get(request: HttpRequest) -> HttpResponse:
                 content_type=_DESCRIPTION_TYPES[kind],
             )
     accept = request.META.get("HTTP_ACCEPT", "")
-    if "FirstValue" in params or "SecondValue" in params or "application/soap+xml" in accept:
-        response = _invoke_by_get(request, namespace, accept)
+    if (
+        "FirstValue" in params
+        or "SecondValue" in params
+        or "application/soap+xml" in accept.lower()
+    ):
+        try:
+            response = _invoke_by_get(request, namespace, accept)
+        except SoapFault as fault:
+            response = _fault_response(fault, SOAP12)
     else:
         response = _help_page(request, namespace)
     patch_vary_headers(response, ("Accept",))
@@ -118,12 +124,8 @@ def _get(request: HttpRequest) -> HttpResponse:
 
 def _invoke_by_get(request: HttpRequest, namespace: str, accept: str) -> HttpResponse:
     if not _accepts_soap(accept):
-        fault = sender_fault("This operation answers application/soap+xml only", status=406)
-        return _fault_response(fault, SOAP12)
-    try:
-        envelope = answer_query(params=dict(request.GET.lists()), namespace=namespace)
-    except SoapFault as fault:
-        return _fault_response(fault, SOAP12)
+        raise sender_fault("This operation answers application/soap+xml only", status=406)
+    envelope = answer_query(params=dict(request.GET.lists()), namespace=namespace)
     return HttpResponse(envelope, content_type=SOAP12.content_type)
 
 
@@ -146,7 +148,9 @@ def _read_body(request: HttpRequest) -> bytes:
         try:
             length = int(declared)
         except ValueError:
-            raise sender_fault("Content-Length is not a number") from None
+            length = -1
+        if length < 0:
+            raise sender_fault("Content-Length is not a number of bytes")
         if length > limit:
             raise sender_fault(too_large, status=413)
     # Read one byte past the limit, whatever the header said, so that a body that is longer than
@@ -168,20 +172,21 @@ def _media(content_type: str) -> tuple[SoapVersion | None, str | None, str | Non
     return BY_MEDIA_TYPE.get(media_type), charset and charset.lower(), params.get("action")
 
 
-def _version_named(request: HttpRequest) -> SoapVersion:
-    version, _, _ = _media(request.META.get("CONTENT_TYPE", ""))
-    return version or SOAP12
-
-
 def _accepts_soap(accept: str) -> bool:
+    """Whether an Accept header (RFC 9110, 12.5.1) lets us answer application/soap+xml."""
     if not accept.strip():
         return True
     for item in accept.split(","):
-        media_range, params = parse_header_parameters(item)
-        if media_range not in ("application/soap+xml", "application/*", "*/*"):
+        media_range, *params = (part.strip() for part in item.split(";"))
+        if media_range.lower() not in ("application/soap+xml", "application/*", "*/*"):
             continue
+        quality = "1"
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                quality = value.strip()
         try:
-            if float(params.get("q", "1")) > 0:
+            if float(quality) > 0:
                 return True
         except ValueError:
             continue

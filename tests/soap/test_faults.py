@@ -43,6 +43,12 @@ MALFORMED_REQUESTS = {
     "not xml": "this is not XML",
     "truncated xml": envelope(add_values(1, 2))[:-20],
     "undefined entity": envelope(add_values("&nothing;", 2)),
+    "undeclared prefix in a header block": envelope(
+        add_values(1, 2), header='<x:Trace env:mustUnderstand="false">x</x:Trace>'
+    ),
+    "malformed namespace declaration": envelope(
+        add_values(1, 2).replace("<FirstValue>", '<FirstValue xmlns:="urn:x">')
+    ),
     "root is not an envelope": add_values(1, 2),
     "envelope without body": f'<env:Envelope xmlns:env="{SOAP12_NS}"/>',
     "header after body": (
@@ -292,6 +298,7 @@ def test_soap11_header_with_must_understand_is_a_must_understand_fault(client, a
     fault = fault_of(response)
     assert (fault.version, fault.code) == ("1.1", "MustUnderstand")
     assert "Security" in fault.reason
+    assert fault.header is None  # NotUnderstood is a SOAP 1.2 header block
 
 
 # --- CalculationFault -------------------------------------------------------------------------

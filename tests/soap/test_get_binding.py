@@ -164,3 +164,30 @@ def test_head_answers_the_headers_of_get_without_a_body(client):
     assert head.content == b""
     assert head["Content-Type"] == get["Content-Type"]
     assert head["Content-Length"] == str(len(get.content))
+
+
+@pytest.mark.parametrize(
+    ("accept", "status"),
+    [
+        ("application/soap+xml; q*=bogus''x", 200),
+        ("application/SOAP+xml;q=0.5", 200),
+        ("application/*;q=abc, */*;q=0", 406),
+        ("application/soap+xml;q=0, text/html", 406),
+    ],
+)
+def test_accept_header_is_read_without_tripping_on_odd_values(client, accept, status):
+    response = client.get(f"{ENDPOINT}?FirstValue=2&SecondValue=3", HTTP_ACCEPT=accept)
+
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/soap+xml; charset=utf-8"
+
+
+def test_get_faults_are_soap12_whatever_content_type_the_get_carries(client):
+    response = client.get(
+        f"{ENDPOINT}?FirstValue=x&SecondValue=3",
+        HTTP_ACCEPT=SOAP_ACCEPT,
+        CONTENT_TYPE="text/xml",
+    )
+
+    assert response.status_code == 400
+    assert fault_of(response).version == "1.2"

@@ -172,8 +172,11 @@ def test_oversized_text_node_is_refused(client):
     assert "longer than" in fault_of(response).reason
 
 
-def test_oversized_whitespace_around_a_value_is_refused(client):
-    response = post12(client, envelope(add_values(" " * 5000 + "1", 2)))
+@pytest.mark.parametrize(
+    "value", [" " * 5000 + "1", "<!-- c -->" + " " * 5000 + "1", "1<!-- c -->" + " " * 5000]
+)
+def test_oversized_whitespace_around_a_value_is_refused(client, value):
+    response = post12(client, envelope(add_values(value, 2)))
 
     assert response.status_code == 400
     assert fault_of(response).code == "Sender"
@@ -225,8 +228,9 @@ def test_declared_length_over_the_limit_is_413_before_reading(client):
     assert response.status_code == 413
 
 
-def test_content_length_that_is_not_a_number_is_a_sender_fault(client):
-    response = post12(client, envelope(add_values(1, 2)), CONTENT_LENGTH="12abc")
+@pytest.mark.parametrize("length", ["12abc", "-5"])
+def test_content_length_that_is_not_a_number_is_a_sender_fault(client, length):
+    response = post12(client, envelope(add_values(1, 2)), CONTENT_LENGTH=length)
 
     assert response.status_code == 400
     assert fault_of(response).code == "Sender"
