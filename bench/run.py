@@ -34,6 +34,7 @@ from bench.workloads import (
     article_put,
     graphql_workloads,
     page_get,
+    serving_workloads,
     soap_workloads,
     total_articles,
 )
@@ -49,7 +50,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="one 2 s round per workload")
     parser.add_argument("--rounds", type=int, help="rounds per workload (default 3)")
     parser.add_argument("--duration", type=float, help="seconds per round (default 5)")
-    parser.add_argument("--warmup", type=float, help="seconds of warm-up per workload (2)")
+    parser.add_argument("--warmup", type=float, help="seconds of warm-up per workload (1)")
     parser.add_argument("--connections", type=int, default=8, help="wrk connections (8)")
     parser.add_argument("--workers", type=int, default=2, help="WEB_CONCURRENCY (2)")
     parser.add_argument("--threads", type=int, help="GUNICORN_THREADS (the config's default)")
@@ -72,7 +73,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.duration = args.duration or (2.0 if args.quick else 5.0)
-    args.warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 2.0)
+    args.warmup = args.warmup if args.warmup is not None else 1.0
     args.scale_articles = args.scale_articles or (100_000 if args.quick else 1_000_000)
     return args
 
@@ -119,12 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         **({"GUNICORN_THREADS": str(args.threads)} if args.threads else {}),
     }
     main_env = {**common, "DATABASE_URL": main_url}
-    if redis_url:
-        import redis
 
-        redis.Redis.from_url(redis_url).flushdb()
-
-    print(f"preparing {main_url} ({args.articles} articles)", flush=True)
+    print(f"preparing {_redact(main_url)} ({args.articles} articles)", flush=True)
     notes.append(prepare.prepare_database(main_env, articles=args.articles))
     prepare.manage(main_env, "collectstatic", "--noinput", "-v", "0")
     starwars = prepare.load_starwars(main_env)
@@ -161,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         scale_url = f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
         prepare.ensure_postgres_database(scale_url, fresh=args.fresh)
         scale_env = {**common, "DATABASE_URL": scale_url}
-        print(f"preparing {scale_url} ({args.scale_articles:,} articles)", flush=True)
+        print(f"preparing {_redact(scale_url)} ({args.scale_articles:,} articles)", flush=True)
         notes.append(prepare.prepare_database(scale_env, articles=args.scale_articles))
         scale_total = args.scale_articles
         servers["service_scale"] = Server(
@@ -216,7 +213,7 @@ def _redact(url: str | None) -> str:
 
 def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Workload]:
     total = args.articles
-    workloads = []
+    workloads = serving_workloads("service")
     for server in ("service", "floor", "limit"):
         workloads += [
             article_get(server, read_id),
@@ -324,6 +321,7 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                 )
             except RuntimeError as error:
                 workload.error = str(error)
+            servers[workload.server].settle()
         runnable = [w for w in runnable if not w.error]
     # Rounds interleave the workloads, so that a slow spell of the machine hits all of them.
     for number in range(1, args.rounds + 1):
@@ -340,6 +338,8 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
             except RuntimeError as error:
                 workload.error = str(error)
                 continue
+            finally:
+                servers[workload.server].settle()
             workload.rounds.append(result)
             print(
                 f"round {number} {workload.key:32} {result['rps']:9.0f} req/s "
