@@ -68,6 +68,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4"),
         help="shared cache, as in production ('' for the local-memory cache)",
     )
+    parser.add_argument(
+        "--no-rate-limit",
+        action="store_true",
+        help="RATE_LIMIT_ENABLED=false (by default limits stay on at 1000000/s, and cost)",
+    )
     parser.add_argument("--fresh", action="store_true", help="drop the bench databases first")
     parser.add_argument("--only", help="run only workloads whose key contains this text")
     args = parser.parse_args(argv)
@@ -111,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         "SECRET_KEY": secrets.token_urlsafe(50),  # loopback only, new for every run
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "REDIS_URL": redis_url,
+        "RATE_LIMIT_ENABLED": "false" if args.no_rate_limit else "true",
         "RATE_LIMIT_READ": UNLIMITED_RATE,
         "RATE_LIMIT_WRITE": UNLIMITED_RATE,
         "SOAP_NAMESPACE": SOAP_NAMESPACE,
@@ -189,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         "mode": f"{'quick' if args.quick else 'full'}: {args.rounds} x {args.duration:.0f} s,"
         f" {args.connections} connections",
         "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
-        "cache": "redis" if redis_url else "local memory",
+        "cache": ("redis" if redis_url else "local memory")
+        + (", rate limits off" if args.no_rate_limit else ""),
         "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
         " config/gunicorn.conf.py",
         "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
