@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         else f"sqlite:///{work / 'bench.sqlite3'}"
     )
     if args.fresh and main_url.startswith("sqlite:"):
-        Path(main_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(main_url.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
     if main_url.startswith("postgres"):
         prepare.ensure_postgres_database(main_url, fresh=args.fresh)
     redis_url = args.redis_url if args.redis_url and prepare.redis_reachable(args.redis_url) else ""
