@@ -154,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spyne_gunicorn = prepare.ensure_spyne_venv()
         servers["spyne"] = Server(
-            "spyne", "bench.spyne_app:application", common, "/", gunicorn=spyne_gunicorn
+            "spyne",
+            "bench.spyne_app:application",
+            common,
+            "/soap/calculator?FirstValue=0&SecondValue=0",
+            gunicorn=spyne_gunicorn,
         )
     except (prepare.SetupError, subprocess.CalledProcessError) as error:
         notes.append(f"spyne baseline unavailable: {error}")
