@@ -16,7 +16,7 @@ WORK = ROOT / "bench" / ".work"
 SPYNE_VENV = WORK / "venv-spyne"
 SPYNE_REQUIREMENTS = ROOT / "bench" / "requirements-spyne.txt"
 PYTHON = ROOT / ".venv" / "bin" / "python"
-DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432"
+DEFAULT_POSTGRES = os.environ.get("BENCH_POSTGRES") or "postgres://postgres@127.0.0.1:5432"
 
 
 class SetupError(RuntimeError):

@@ -72,7 +72,11 @@ def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
         server, _, name = key.partition(".")
         versus_limit = versus_other = None
         note = ""
-        if server in ("service", "service_scale") and name in REST_BASELINES:
+        if server == "service_scale":
+            versus_other = _ratio(row.rps, rps(f"floor_scale.{name}"))
+            if name != "page_1_10":
+                note = f"p50 {_fmt(_ratio(row.p50, p50('service_scale.page_1_10')))} x page 1's"
+        elif server == "service" and name in REST_BASELINES:
             limit_name, floor_name = REST_BASELINES[name]
             versus_limit = _ratio(row.rps, rps(f"limit.{limit_name}"))
             versus_other = _ratio(row.rps, rps(f"floor.{floor_name}"))
@@ -86,13 +90,10 @@ def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
             note = f"p50 {_fmt(_ratio(row.p50, p50('service.graphql_hello')))} x hello's"
         elif server == "spyne":
             versus_limit = _ratio(row.rps, rps(f"soap_limit.{name}"))
-        elif server in ("floor", "service_scale", "floor_scale"):
-            if server == "floor":
-                versus_limit = _ratio(row.rps, rps(f"limit.{name}"))
-            else:
-                page_one = p50(f"{server}.page_1_10")
-                if name != "page_1_10":
-                    note = f"p50 {_fmt(_ratio(row.p50, page_one))} x page 1's"
+        elif server == "floor":
+            versus_limit = _ratio(row.rps, rps(f"limit.{name}"))
+        elif server == "floor_scale" and name != "page_1_10":
+            note = f"p50 {_fmt(_ratio(row.p50, p50('floor_scale.page_1_10')))} x page 1's"
         if row.workload.script == "put_if_match" and row.errors is not None:
             conflicts = row.statuses.get(412, 0)
             note = (note + "; " if note else "") + f"412: {conflicts}"
@@ -188,9 +189,16 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
                 "verdict": "NOT met: " + ", ".join(failed),
             }
         )
-    service = servers.get("service")
-    if service and service.memory_by_round:
-        last = service.memory_by_round[-1]
+    services = [
+        servers[name]
+        for name in ("service", "service_scale")
+        if name in servers and servers[name].memory_by_round
+    ]
+    if services:
+        last = [w for server in services for w in server.memory_by_round[-1]]
+        growths = [
+            g for g in (_growth(server.memory_by_round) for server in services) if g is not None
+        ]
         targets.append(
             _target(
                 f"service worker RSS ≤ {MEMORY_LIMIT_MB:.0f} MB after the run",
@@ -202,7 +210,7 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
         targets.append(
             _target(
                 f"no RSS growth across rounds (≤ {MEMORY_GROWTH_MB:.0f} MB, first to last round)",
-                _growth(service.memory_by_round),
+                max(growths, default=None),
                 MEMORY_GROWTH_MB,
                 at_least=False,
             )

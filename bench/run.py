@@ -34,6 +34,7 @@ from bench.workloads import (
     article_put,
     graphql_workloads,
     page_get,
+    serving_workloads,
     soap_workloads,
     total_articles,
 )
@@ -49,7 +50,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="one 2 s round per workload")
     parser.add_argument("--rounds", type=int, help="rounds per workload (default 3)")
     parser.add_argument("--duration", type=float, help="seconds per round (default 5)")
-    parser.add_argument("--warmup", type=float, help="seconds of warm-up per workload (2)")
+    parser.add_argument("--warmup", type=float, help="seconds of warm-up per workload (1)")
     parser.add_argument("--connections", type=int, default=8, help="wrk connections (8)")
     parser.add_argument("--workers", type=int, default=2, help="WEB_CONCURRENCY (2)")
     parser.add_argument("--threads", type=int, help="GUNICORN_THREADS (the config's default)")
@@ -67,12 +68,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4"),
         help="shared cache, as in production ('' for the local-memory cache)",
     )
+    parser.add_argument(
+        "--no-rate-limit",
+        action="store_true",
+        help="RATE_LIMIT_ENABLED=false (by default limits stay on at 1000000/s, and cost)",
+    )
     parser.add_argument("--fresh", action="store_true", help="drop the bench databases first")
     parser.add_argument("--only", help="run only workloads whose key contains this text")
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.duration = args.duration or (2.0 if args.quick else 5.0)
-    args.warmup = args.warmup if args.warmup is not None else (1.0 if args.quick else 2.0)
+    args.warmup = args.warmup if args.warmup is not None else 1.0
     args.scale_articles = args.scale_articles or (100_000 if args.quick else 1_000_000)
     return args
 
@@ -97,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         else f"sqlite:///{work / 'bench.sqlite3'}"
     )
     if args.fresh and main_url.startswith("sqlite:"):
-        Path(main_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(main_url.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
     if main_url.startswith("postgres"):
         prepare.ensure_postgres_database(main_url, fresh=args.fresh)
     redis_url = args.redis_url if args.redis_url and prepare.redis_reachable(args.redis_url) else ""
@@ -110,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         "SECRET_KEY": secrets.token_urlsafe(50),  # loopback only, new for every run
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "REDIS_URL": redis_url,
+        "RATE_LIMIT_ENABLED": "false" if args.no_rate_limit else "true",
         "RATE_LIMIT_READ": UNLIMITED_RATE,
         "RATE_LIMIT_WRITE": UNLIMITED_RATE,
         "SOAP_NAMESPACE": SOAP_NAMESPACE,
@@ -119,12 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         **({"GUNICORN_THREADS": str(args.threads)} if args.threads else {}),
     }
     main_env = {**common, "DATABASE_URL": main_url}
-    if redis_url:
-        import redis
 
-        redis.Redis.from_url(redis_url).flushdb()
-
-    print(f"preparing {main_url} ({args.articles} articles)", flush=True)
+    print(f"preparing {_redact(main_url)} ({args.articles} articles)", flush=True)
     notes.append(prepare.prepare_database(main_env, articles=args.articles))
     prepare.manage(main_env, "collectstatic", "--noinput", "-v", "0")
     starwars = prepare.load_starwars(main_env)
@@ -150,7 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         spyne_gunicorn = prepare.ensure_spyne_venv()
         servers["spyne"] = Server(
-            "spyne", "bench.spyne_app:application", common, "/", gunicorn=spyne_gunicorn
+            "spyne",
+            "bench.spyne_app:application",
+            common,
+            "/soap/calculator?FirstValue=0&SecondValue=0",
+            gunicorn=spyne_gunicorn,
         )
     except (prepare.SetupError, subprocess.CalledProcessError) as error:
         notes.append(f"spyne baseline unavailable: {error}")
@@ -161,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         scale_url = f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
         prepare.ensure_postgres_database(scale_url, fresh=args.fresh)
         scale_env = {**common, "DATABASE_URL": scale_url}
-        print(f"preparing {scale_url} ({args.scale_articles:,} articles)", flush=True)
+        print(f"preparing {_redact(scale_url)} ({args.scale_articles:,} articles)", flush=True)
         notes.append(prepare.prepare_database(scale_env, articles=args.scale_articles))
         scale_total = args.scale_articles
         servers["service_scale"] = Server(
@@ -192,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         "mode": f"{'quick' if args.quick else 'full'}: {args.rounds} x {args.duration:.0f} s,"
         f" {args.connections} connections",
         "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
-        "cache": "redis" if redis_url else "local memory",
+        "cache": ("redis" if redis_url else "local memory")
+        + (", rate limits off" if args.no_rate_limit else ""),
         "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
         " config/gunicorn.conf.py",
         "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
@@ -216,7 +225,7 @@ def _redact(url: str | None) -> str:
 
 def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Workload]:
     total = args.articles
-    workloads = []
+    workloads = serving_workloads("service")
     for server in ("service", "floor", "limit"):
         workloads += [
             article_get(server, read_id),
@@ -324,6 +333,7 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                 )
             except RuntimeError as error:
                 workload.error = str(error)
+            servers[workload.server].settle()
         runnable = [w for w in runnable if not w.error]
     # Rounds interleave the workloads, so that a slow spell of the machine hits all of them.
     for number in range(1, args.rounds + 1):
@@ -340,6 +350,8 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
             except RuntimeError as error:
                 workload.error = str(error)
                 continue
+            finally:
+                servers[workload.server].settle()
             workload.rounds.append(result)
             print(
                 f"round {number} {workload.key:32} {result['rps']:9.0f} req/s "

@@ -71,6 +71,28 @@ class Server:
         self.error = f"no answer within {timeout:.0f} s; see {self.log_path}"
         return False
 
+    def settle(self, *, quick: float = 0.1, timeout: float = 30.0) -> float:
+        """Wait until the server is idle again; returns the seconds waited.
+
+        When wrk stops, requests it sent may still be running (a deep OFFSET page takes
+        seconds); they would slow whatever is measured next. A request behind them waits in
+        the same queue, so a quick answer means the backlog has drained.
+        """
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            sent = time.monotonic()
+            try:
+                with urllib.request.urlopen(self.origin + self.ready_path, timeout=timeout):
+                    pass
+            except urllib.error.HTTPError:
+                pass
+            except OSError:
+                return time.monotonic() - started
+            if time.monotonic() - sent < quick:
+                break
+            time.sleep(0.05)
+        return time.monotonic() - started
+
     def worker_pids(self) -> list[int]:
         if self.process is None or self.process.poll() is not None:
             return []

@@ -253,3 +253,34 @@ def total_articles(server: str, total: int, path: str, label: str) -> Workload:
             200, json_check(lambda d: d.get("totalArticles") == total, f"{total} articles")
         ),
     )
+
+
+def plain_get(server: str, name: str, label: str, path: str, media_type: str) -> Workload:
+    def right_type(response: Response) -> str | None:
+        content_type = response.headers.get("content-type", "")
+        return None if content_type.startswith(media_type) else f"Content-Type {content_type}"
+
+    return Workload(
+        key=f"{server}.{name}",
+        label=label,
+        server=server,
+        method="GET",
+        path=path,
+        group="serving",
+        check=expect_status(200, right_type),
+    )
+
+
+def serving_workloads(server: str) -> list[Workload]:
+    """What exists before any surface: the health check, the admin, a whitenoise static file."""
+    return [
+        plain_get(server, "healthz", "GET /healthz", "/healthz", "application/json"),
+        plain_get(server, "admin_login", "GET /admin/login/", "/admin/login/", "text/html"),
+        plain_get(
+            server,
+            "static",
+            "GET static file (whitenoise)",
+            "/static/admin/css/base.css",
+            "text/css",
+        ),
+    ]

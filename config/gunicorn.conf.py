@@ -67,3 +67,12 @@ if Path("/dev/shm").is_dir():  # noqa: S108 (gunicorn's documented choice, not a
 # No control socket: nothing here uses gunicornc, and its default path is one per user, which
 # several instances on one host (the benchmark runs six) would fight over.
 control_socket_disable = True
+
+
+def when_ready(server) -> None:
+    """Runs in the master after the app is preloaded and before any worker forks."""
+    # A database connection opened while importing the app would be inherited by every worker,
+    # all talking over one socket; close it so that each worker opens its own.
+    db = sys.modules.get("django.db")
+    if db is not None:
+        db.connections.close_all()
