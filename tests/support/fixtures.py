@@ -10,6 +10,7 @@ Markers:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
@@ -107,3 +108,17 @@ def start_server(transactional_db, redis_url) -> Iterator[Callable[..., Gunicorn
     yield start
     for server in started:
         server.stop()
+    # The database is flushed (and at the end dropped) next: wait until the servers' sessions
+    # have really ended, which PostgreSQL notices a moment after their processes exit.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _other_sessions():
+        time.sleep(0.1)
+
+
+def _other_sessions() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
