@@ -1,0 +1,152 @@
+"""SOAP faults: what went wrong, which HTTP status that is, and the envelope that says so.
+
+The HTTP statuses follow the SOAP 1.2 HTTP binding (SOAP 1.2 part 2, 7.5.2.2, table 20): Sender
+is 400, Receiver, VersionMismatch and MustUnderstand are 500. SOAP 1.1 (section 6.2) answers every
+fault with 500. A refusal at the HTTP level (413, 414, 415, 405, 406) keeps its own status in both
+versions, with the fault body of the version the request named.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from lxml import etree
+
+from soapcalc.versions import SOAP11, SOAP12, SoapVersion
+
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+MAX_REASON_CHARS = 300
+
+# Characters XML 1.0 cannot carry; a reason quoting hostile input must still serialize.
+_NOT_XML_CHARS = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+class FaultCode(StrEnum):
+    SENDER = "Sender"
+    RECEIVER = "Receiver"
+    VERSION_MISMATCH = "VersionMismatch"
+    MUST_UNDERSTAND = "MustUnderstand"
+
+
+_SOAP12_STATUS = {
+    FaultCode.SENDER: 400,
+    FaultCode.RECEIVER: 500,
+    FaultCode.VERSION_MISMATCH: 500,
+    FaultCode.MUST_UNDERSTAND: 500,
+}
+
+
+class SoapFault(Exception):
+    """Raised anywhere while handling a request; the view turns it into a fault envelope."""
+
+    def __init__(
+        self,
+        code: FaultCode,
+        reason: str,
+        *,
+        status: int | None = None,
+        detail: etree._Element | None = None,
+        not_understood: tuple[str, ...] = (),
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = _printable(reason)
+        self.status = status
+        self.detail = detail
+        self.not_understood = not_understood  # Clark names of the header blocks
+        self.headers = headers or {}
+
+    def http_status(self, version: SoapVersion) -> int:
+        if self.status is not None:
+            return self.status
+        if version is SOAP11:
+            return 500
+        return _SOAP12_STATUS[self.code]
+
+
+def sender_fault(reason: str, *, status: int | None = None, **kwargs) -> SoapFault:
+    return SoapFault(FaultCode.SENDER, reason, status=status, **kwargs)
+
+
+def render_fault(fault: SoapFault, version: SoapVersion) -> bytes:
+    envelope = etree.Element(version.tag("Envelope"), nsmap={"env": version.envelope_ns})
+    _add_fault_headers(envelope, fault, version)
+    body = etree.SubElement(envelope, version.tag("Body"))
+    if version is SOAP12:
+        _add_soap12_fault(body, fault)
+    else:
+        _add_soap11_fault(body, fault)
+    return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
+
+
+def calculation_failure(
+    *, namespace: str, error_code: int, reason: str, timestamp: str
+) -> etree._Element:
+    """The detail of the declared CalculationFault, as the WSDL's CalculationFailure element."""
+    failure = etree.Element(f"{{{namespace}}}CalculationFailure", nsmap={"tns": namespace})
+    failure.set("Timestamp", timestamp)
+    etree.SubElement(failure, f"{{{namespace}}}ErrorCode").text = str(error_code)
+    etree.SubElement(failure, f"{{{namespace}}}Reason").text = reason
+    return failure
+
+
+def _code_name(fault: SoapFault, version: SoapVersion) -> str:
+    if fault.code is FaultCode.SENDER:
+        return version.sender_code
+    if fault.code is FaultCode.RECEIVER:
+        return version.receiver_code
+    return fault.code.value
+
+
+def _add_fault_headers(envelope: etree._Element, fault: SoapFault, version: SoapVersion) -> None:
+    # NotUnderstood exists in SOAP 1.2 only; SOAP 1.1 names the blocks in the faultstring.
+    not_understood = fault.not_understood if version is SOAP12 else ()
+    if not not_understood and fault.code is not FaultCode.VERSION_MISMATCH:
+        return
+    header = etree.SubElement(envelope, version.tag("Header"))
+    if fault.code is FaultCode.VERSION_MISMATCH:
+        # SOAP 1.2 part 1, 5.4.7: tell the sender which envelopes we do understand. The Upgrade
+        # block is in the SOAP 1.2 namespace in either version's envelope (SOAP 1.2 appendix A).
+        upgrade = etree.SubElement(header, SOAP12.tag("Upgrade"), nsmap={"up": SOAP12.envelope_ns})
+        for index, supported in enumerate((SOAP12, SOAP11), start=1):
+            prefix = f"ns{index}"
+            element = etree.SubElement(
+                upgrade, SOAP12.tag("SupportedEnvelope"), nsmap={prefix: supported.envelope_ns}
+            )
+            element.set("qname", f"{prefix}:Envelope")
+    for clark in not_understood:
+        namespace, _, local = clark[1:].partition("}")
+        element = etree.SubElement(header, version.tag("NotUnderstood"), nsmap={"q": namespace})
+        element.set("qname", f"q:{local}")
+
+
+def _add_soap12_fault(body: etree._Element, fault: SoapFault) -> None:
+    element = etree.SubElement(body, SOAP12.tag("Fault"))
+    code = etree.SubElement(element, SOAP12.tag("Code"))
+    etree.SubElement(code, SOAP12.tag("Value")).text = f"env:{_code_name(fault, SOAP12)}"
+    reason = etree.SubElement(element, SOAP12.tag("Reason"))
+    text = etree.SubElement(reason, SOAP12.tag("Text"))
+    text.set(XML_LANG, "en")
+    text.text = fault.reason
+    if fault.detail is not None:
+        etree.SubElement(element, SOAP12.tag("Detail")).append(fault.detail)
+
+
+def _add_soap11_fault(body: etree._Element, fault: SoapFault) -> None:
+    element = etree.SubElement(body, SOAP11.tag("Fault"))
+    # SOAP 1.1, 4.4: faultcode, faultstring and detail are unqualified.
+    etree.SubElement(element, "faultcode").text = f"env:{_code_name(fault, SOAP11)}"
+    string = etree.SubElement(element, "faultstring")
+    string.set(XML_LANG, "en")
+    string.text = fault.reason
+    if fault.detail is not None:
+        etree.SubElement(element, "detail").append(fault.detail)
+
+
+def _printable(text: str) -> str:
+    text = _NOT_XML_CHARS.sub("\ufffd", text)
+    if len(text) > MAX_REASON_CHARS:
+        text = text[: MAX_REASON_CHARS - 1] + "\u2026"
+    return text
