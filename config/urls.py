@@ -1,11 +1,27 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from articles.api.docs import rel_doc
 from config.health import healthz
+from config.problems import problem_doc
 from soapcalc.views import calculator
+
+api_routes = "articles.api.urls"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("soap/calculator", calculator, name="soap-calculator"),
+    # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
+    # Accept header's `version` parameter. The schema and its viewer come first.
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/v1.2/", include(api_routes, namespace="api-v1.2")),
+    path("api/", include(api_routes, namespace="api-media-type")),
+    path("docs/rels/<slug:rel>", rel_doc, name="rel-doc"),
+    path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
 ]
+
+handler404 = "config.problems.not_found"
+handler500 = "config.problems.server_error"

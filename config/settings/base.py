@@ -50,6 +50,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestIdMiddleware",
+    "config.middleware.ApiProblemFallbackMiddleware",
+    "config.middleware.NotImplementedMethodMiddleware",
+    "config.middleware.ApiBodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -169,6 +173,34 @@ GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 50, minimum=0)
 GRAPHQL_MAX_TOKENS = env_int("GRAPHQL_MAX_TOKENS", 5000, minimum=1)
 GRAPHQL_TIME_BUDGET_MS = env_int("GRAPHQL_TIME_BUDGET_MS", 2000, minimum=1)
 GRAPHQL_INTROSPECTION = env_bool("GRAPHQL_INTROSPECTION", True)
+
+# --- REST (HAL) -----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "articles.api.problems.exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["articles.api.authentication.AccessTokenAuthentication"],
+    # ?format= would bypass content negotiation; the Accept header decides.
+    "URL_FORMAT_OVERRIDE": None,
+    # X-Forwarded-For names the client only behind our own proxy; otherwise anyone could pick
+    # the address their reads are counted against.
+    "NUM_PROXIES": 1 if BEHIND_TRUSTED_PROXY else 0,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Blog service REST API (HAL)",
+    "VERSION": "1.2",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # validatorUrl null: Swagger UI would otherwise fetch a badge from validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "SCHEMA_PATH_PREFIX": r"/api/v1\.2",
+    "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "articles.api.schema.add_hal_components",
+    ],
+}
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 

@@ -1,0 +1,37 @@
+"""X-Access-Token authentication for writes."""
+
+from __future__ import annotations
+
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
+
+from blogs.models import AccessToken
+from blogs.services import token_record_use
+
+HEADER = "X-Access-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class AccessTokenAuthentication(BaseAuthentication):
+    """Authenticates writes by `X-Access-Token`; reads are public and never look at a token.
+
+    `authenticate_header` is what makes DRF answer 401 (with WWW-Authenticate) instead of 403.
+    """
+
+    def authenticate(self, request: Request) -> tuple[object, AccessToken] | None:
+        if request.method in SAFE_METHODS:
+            return None
+        plain = request.headers.get(HEADER)
+        if plain is None:
+            return None  # the permission then answers 401 for a write
+        token = AccessToken.objects.matching(plain.strip())
+        if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed(
+                "The access token is unknown, revoked or expired."
+            )
+        token_record_use(token=token)
+        return token.user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return f'{HEADER} realm="api"'

@@ -1,0 +1,72 @@
+"""What every API view shares: media types, token authentication, rate limits, problems."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from articles.api.authentication import AccessTokenAuthentication
+from articles.api.negotiation import (
+    BrowsableHalRenderer,
+    HalJsonRenderer,
+    MediaTypeVersioning,
+    PlainJsonRenderer,
+    StrictHalJsonParser,
+    StrictJsonParser,
+)
+from articles.api.permissions import WritesNeedToken
+from articles.api.problems import ServiceUnavailable, exception_handler
+from articles.api.throttling import ReadRateThrottle, WriteRateThrottle
+from articles.exceptions import ArticleGone
+from articles.models import Article
+from blogs.models import Blog
+
+
+class ApiView(APIView):
+    renderer_classes = [HalJsonRenderer, PlainJsonRenderer, BrowsableHalRenderer]
+    parser_classes = [StrictJsonParser, StrictHalJsonParser]
+    authentication_classes = [AccessTokenAuthentication]
+    permission_classes = [WritesNeedToken]
+    throttle_classes = [ReadRateThrottle, WriteRateThrottle]
+    versioning_class = MediaTypeVersioning
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        if settings.MAINTENANCE_MODE:
+            raise ServiceUnavailable("The service is in maintenance; retry later.", 60)
+        # A method the resource does not offer is 405 whoever asks: checked before the token,
+        # which DRF would otherwise demand first (401) for a method that is not there at all.
+        if not hasattr(self, request.method.lower()):
+            raise MethodNotAllowed(request.method)
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(
+        self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        state = getattr(request._request, "rate_limit", None)
+        if state is not None:
+            for name, value in state.headers().items():
+                response[name] = value
+        return response
+
+
+def get_blog(blog_id: int) -> Blog:
+    return get_object_or_404(Blog, pk=blog_id)
+
+
+def get_article(blog: Blog, article_id: int) -> Article:
+    """The live article of `blog`: 404 when it never existed there, 410 when it was deleted."""
+    article = get_object_or_404(Article, pk=article_id, blog_id=blog.pk)
+    if article.is_deleted:
+        raise ArticleGone
+    article.blog = blog
+    return article

@@ -1,0 +1,94 @@
+"""Conditional requests (RFC 9110 section 13), in the order of section 13.2.2.
+
+Django's `get_conditional_response` implements the same order but answers a bare 412; this module
+matches it step by step and raises PreconditionFailed instead, so that a 412 is a problem document
+like every other error. Views call it after authentication, authorization and the existence
+check (a 401, 403, 404 or 410 wins over 412, as section 13.2.1 requires).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
+
+from articles.api.problems import PreconditionFailed
+
+SAFE_METHODS = ("GET", "HEAD")
+
+
+@dataclass(frozen=True)
+class Validators:
+    etag: str  # quoted, strong: '"..."'
+    last_modified: datetime
+
+    @property
+    def last_modified_seconds(self) -> int:
+        return int(self.last_modified.timestamp())
+
+    def apply(self, response: HttpResponse) -> HttpResponse:
+        response["ETag"] = self.etag
+        response["Last-Modified"] = http_date(self.last_modified_seconds)
+        return response
+
+
+def strong_etag(*parts: object) -> str:
+    """A strong ETag from the values that identify one state of a resource."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
+    return quote_etag(digest)
+
+
+def _strip_weak(etag: str) -> str:
+    return etag[2:] if etag.startswith("W/") else etag
+
+
+def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None:
+    """None when there is no If-Match; `*` matches any current representation.
+
+    If-Match uses the strong comparison (RFC 9110 section 8.8.3.2): a weak tag never matches.
+    """
+    header = request.META.get("HTTP_IF_MATCH")
+    if header is None:
+        return None
+    etags = parse_etags(header)
+    if etags == ["*"]:
+        return True
+    return validators.etag in etags
+
+
+def _if_none_match_matches(header: str, validators: Validators) -> bool:
+    etags = parse_etags(header)
+    if etags == ["*"]:
+        return True
+    # Weak comparison (section 13.1.2).
+    return _strip_weak(validators.etag) in {_strip_weak(tag) for tag in etags}
+
+
+def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
+    """A 304 response for a read whose copy is current; PreconditionFailed for a failed
+    precondition; None when the request goes ahead."""
+    # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
+    # ETag condition of the same kind is present).
+    match = if_match_passes(request, validators)
+    if match is False:
+        raise PreconditionFailed("If-Match does not match the current ETag.")
+    if match is None:
+        since = parse_http_date_safe(request.META.get("HTTP_IF_UNMODIFIED_SINCE", ""))
+        if since is not None and validators.last_modified_seconds > since:
+            raise PreconditionFailed("The resource was modified after If-Unmodified-Since.")
+    # Step 3 and 4: If-None-Match, else If-Modified-Since (reads only).
+    none_match = request.META.get("HTTP_IF_NONE_MATCH")
+    if none_match is not None:
+        if _if_none_match_matches(none_match, validators):
+            if request.method in SAFE_METHODS:
+                return validators.apply(HttpResponse(status=304))
+            raise PreconditionFailed("If-None-Match matches the current ETag.")
+        return None
+    if request.method in SAFE_METHODS:
+        since = parse_http_date_safe(request.META.get("HTTP_IF_MODIFIED_SINCE", ""))
+        if since is not None and validators.last_modified_seconds <= since:
+            return validators.apply(HttpResponse(status=304))
+    return None

@@ -1,0 +1,121 @@
+"""`/docs/rels/{rel}`: the HTML pages that the `doc` curie points to, one per relation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+
+@dataclass(frozen=True)
+class Operation:
+    method: str
+    meaning: str
+    request: str = ""
+    response: str = ""
+
+
+@dataclass(frozen=True)
+class Relation:
+    title: str
+    meaning: str
+    operations: tuple[Operation, ...]
+
+
+_PAGE = (
+    '{"pageIndex": 1, "pageSize": 10, "totalPages": 3, "{total}": 25, '
+    '"_link": {"firstPage", "previousPage"?, "self", "nextPage"?, "lastPage"}, '
+    '"_links": {"curies", the same five}, "_embedded": [ ... ]}'
+)
+_ARTICLE = (
+    '{"id": 7, "title": "...", "content": "..." (left out when none), '
+    '"_links": {"curies", "self", "doc:blog" (with the blog\'s title), "doc:comments"}}'
+)
+_BLOG = (
+    '{"id": 1, "title": "...", "description": "...", "_links": {"curies", "self", "doc:articles"}}'
+)
+_COMMENT = (
+    '{"id": 3, "author": "alice", "text": "...", "_links": {"curies", "self", "doc:article"}}'
+)
+_NEEDS_TOKEN = "Needs X-Access-Token."  # noqa: S105 (a sentence, not a secret)
+
+RELATIONS: dict[str, Relation] = {
+    "blogs": Relation(
+        "Blogs",
+        "The paged list of every blog, oldest first. Templated: {?pageIndex,pageSize}.",
+        (Operation("GET", "A page of blogs.", "", _PAGE.replace("{total}", "totalBlogs")),),
+    ),
+    "blog": Relation(
+        "Blog",
+        "One blog. In the API root the link is templated: expand {id} with a blog id. On an "
+        "article the link carries the blog's title.",
+        (Operation("GET", "The blog.", "", _BLOG),),
+    ),
+    "articles": Relation(
+        "Articles",
+        "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize} (pageIndex "
+        "from 1, pageSize 1 to 100, default 10).",
+        (
+            Operation("GET", "A page of articles.", "", _PAGE.replace("{total}", "totalArticles")),
+            Operation(
+                "POST",
+                f"Write a new article (201, Location). {_NEEDS_TOKEN} Idempotency-Key is honoured.",
+                '{"title": "at most 200 characters", "content": "optional text or null"}',
+                _ARTICLE,
+            ),
+        ),
+    ),
+    "article": Relation(
+        "Article",
+        "One article. The same resource as the article's `self` link.",
+        (
+            Operation("GET", "The article (410 once deleted).", "", _ARTICLE),
+            Operation(
+                "PUT",
+                f"Replace title and content as a whole; If-Match makes it safe. {_NEEDS_TOKEN}",
+                '{"title": "...", "content": "..." (left out: content removed)}',
+                _ARTICLE,
+            ),
+            Operation(
+                "DELETE",
+                "Delete it for good (204, or 200 with Prefer: return=representation). "
+                + _NEEDS_TOKEN,
+                "",
+                '{"_links": {"curies", "doc:blog"}}',
+            ),
+        ),
+    ),
+    "comments": Relation(
+        "Comments",
+        "An article's comments, paged, oldest first. Templated: {?pageIndex,pageSize}.",
+        (
+            Operation("GET", "A page of comments.", "", _PAGE.replace("{total}", "totalComments")),
+            Operation(
+                "POST",
+                f"Comment as the token's user (201, Location). {_NEEDS_TOKEN}",
+                '{"text": "1 to 10,000 characters"}',
+                _COMMENT,
+            ),
+        ),
+    ),
+    "comment": Relation(
+        "Comment",
+        "One comment.",
+        (
+            Operation("GET", "The comment.", "", _COMMENT),
+            Operation(
+                "DELETE", f"By the comment's author or an author of the blog (204). {_NEEDS_TOKEN}"
+            ),
+        ),
+    ),
+}
+
+
+@require_safe
+def rel_doc(request: HttpRequest, rel: str) -> HttpResponse:
+    relation = RELATIONS.get(rel)
+    if relation is None:
+        raise Http404("no such relation")
+    return render(request, "docs/rel.html", {"rel": rel, "relation": relation})

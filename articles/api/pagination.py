@@ -1,0 +1,77 @@
+"""The page shape of the contract, shared by blogs, articles and comments.
+
+`_link` (singular) and `_embedded` as an array are what the specification's clients read;
+`_links` carries the same relations plus curies for generic HAL clients.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from articles.api.links import curies, link, page_href
+from articles.api.problems import InvalidQueryParameter
+from articles.selectors import Page
+
+_POSITIVE_INTEGER = re.compile(r"[0-9]+")
+# Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).
+_MAX_DIGITS = 18
+
+
+def _positive_int(request: HttpRequest, name: str, default: int) -> int:
+    raw = request.GET.get(name)
+    if raw is None:
+        return default
+    if not _POSITIVE_INTEGER.fullmatch(raw) or len(raw) > _MAX_DIGITS or int(raw) < 1:
+        raise InvalidQueryParameter(name, f"{name} must be a positive integer.")
+    return int(raw)
+
+
+def page_params(request: HttpRequest) -> tuple[int, int]:
+    """(pageIndex, pageSize) from the query string, or a 400 naming the bad parameter."""
+    page_index = _positive_int(request, "pageIndex", 1)
+    page_size = _positive_int(request, "pageSize", settings.PAGE_SIZE_DEFAULT)
+    if page_size > settings.PAGE_SIZE_MAX:
+        raise InvalidQueryParameter(
+            "pageSize", f"pageSize must be at most {settings.PAGE_SIZE_MAX}."
+        )
+    return page_index, page_size
+
+
+def page_links(collection_url: str, page: Page[Any]) -> dict[str, Any]:
+    def to(index: int) -> dict[str, Any]:
+        return link(page_href(collection_url, page_index=index, page_size=page.page_size))
+
+    last = max(page.total_pages, 1)
+    links: dict[str, Any] = {"firstPage": to(1)}
+    if page.page_index > 1:
+        # Past the end, the previous page is the last one that has items.
+        links["previousPage"] = to(min(page.page_index - 1, last))
+    links["self"] = to(page.page_index)
+    if page.page_index < page.total_pages:
+        links["nextPage"] = to(page.page_index + 1)
+    links["lastPage"] = to(last)
+    return links
+
+
+def page_body(
+    request: HttpRequest,
+    *,
+    collection_url: str,
+    page: Page[Any],
+    total_name: str,
+    embedded: list[dict[str, Any]],
+) -> dict[str, Any]:
+    relations = page_links(collection_url, page)
+    return {
+        "pageIndex": page.page_index,
+        "pageSize": page.page_size,
+        "totalPages": page.total_pages,
+        total_name: page.total,
+        "_link": relations,
+        "_links": {"curies": curies(request), **relations},
+        "_embedded": embedded,
+    }

@@ -1,0 +1,168 @@
+"""The API's errors: RFC 9457 problem details for every exception a view can raise.
+
+The handler answers a plain HttpResponse in `application/problem+json` instead of a DRF Response,
+so that an error is never rendered by the negotiated renderer (a browser asking for text/html, or
+a client whose Accept header was refused with 406, still gets the problem document).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse
+from rest_framework import exceptions, status
+from rest_framework.views import set_rollback
+
+from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
+from config.problems import problem_response
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_UNAVAILABLE_SECONDS = 5
+PG_DISK_FULL = "53100"
+# SQLSTATEs that mean "the database cannot serve now", not "this request is wrong": connection
+# exceptions (class 08), shutdowns, too many connections, lock and statement timeouts.
+_PG_TRANSIENT = {"57P01", "57P02", "57P03", "53300", "55P03", "57014", "40001", "40P01"}
+_SQLITE_TRANSIENT = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN}
+
+
+class InvalidQueryParameter(exceptions.APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.errors = {name: [message]}
+
+
+class UnprocessableContent(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_detail = "The body has wrong or missing fields."
+
+    def __init__(self, errors: dict[str, Any]) -> None:
+        super().__init__()
+        self.errors = {field: [str(m) for m in messages] for field, messages in errors.items()}
+
+
+class PreconditionFailed(exceptions.APIException):
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_detail = "The resource changed since the version the request was based on."
+
+
+class ServiceUnavailable(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The service is unavailable; retry later."
+
+    def __init__(self, detail: str | None = None, retry_after: int = 5) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class RequestInProgress(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "A request with this Idempotency-Key is still being processed; retry later."
+    slug = "request-in-progress"
+
+
+_DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, str]] = {
+    BlogArchived: (409, "blog-archived", "The blog is archived and read-only."),
+    ArticleLocked: (423, "locked", "The article is locked by the editors."),
+    ArticleGone: (410, "gone", "The article was deleted."),
+    VersionConflict: (412, "precondition-failed", "The article changed since that version."),
+}
+
+
+def _is_disk_full(exc: DatabaseError) -> bool:
+    cause = exc.__cause__
+    if getattr(cause, "sqlstate", None) == PG_DISK_FULL:
+        return True
+    return _sqlite_primary_code(cause) == sqlite3.SQLITE_FULL
+
+
+def _sqlite_primary_code(error: BaseException | None) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    # Extended result codes carry the primary code in their low byte.
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _is_unavailable(exc: DatabaseError) -> bool:
+    cause = exc.__cause__
+    if isinstance(cause, sqlite3.Error):
+        return _sqlite_primary_code(cause) in _SQLITE_TRANSIENT
+    sqlstate = getattr(cause, "sqlstate", None)
+    # psycopg has no SQLSTATE for a server it could not reach at all.
+    return sqlstate is None or sqlstate.startswith("08") or sqlstate in _PG_TRANSIENT
+
+
+def _api_exception_response(request: HttpRequest, exc: exceptions.APIException) -> HttpResponse:
+    headers: dict[str, str] = {}
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    if isinstance(exc, exceptions.Throttled):
+        headers["Retry-After"] = str(max(1, int(exc.wait or 1)))
+    if isinstance(exc, ServiceUnavailable):
+        headers["Retry-After"] = str(exc.retry_after)
+    errors = getattr(exc, "errors", None)
+    if isinstance(exc, exceptions.ValidationError):
+        # A serializer error outside our views (none today) is still a field error: 422.
+        detail = exc.detail if isinstance(exc.detail, dict) else {"body": exc.detail}
+        return problem_response(
+            request,
+            status=422,
+            detail="The body has wrong or missing fields.",
+            errors={k: [str(m) for m in v] for k, v in detail.items()},
+        )
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.default_detail)
+    return problem_response(
+        request,
+        status=exc.status_code,
+        detail=str(detail),
+        slug=getattr(exc, "slug", None),
+        errors=errors,
+        headers=headers,
+    )
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
+    """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every exception of an API view becomes a problem."""
+    request = context["request"]
+    set_rollback()
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound("No such resource.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, exceptions.APIException):
+        return _api_exception_response(request, exc)
+    for error_class, (code, slug, detail) in _DOMAIN_ERRORS.items():
+        if isinstance(exc, error_class):
+            return problem_response(request, status=code, slug=slug, detail=detail)
+    if isinstance(exc, DatabaseError) and _is_disk_full(exc):
+        logger.error("database out of space (request_id=%s)", _request_id(request))
+        return problem_response(
+            request, status=507, detail="The database is out of space; nothing was written."
+        )
+    if isinstance(exc, OperationalError) and _is_unavailable(exc):
+        logger.error("database unavailable (request_id=%s): %s", _request_id(request), exc)
+        return problem_response(
+            request,
+            status=503,
+            detail="The database is unreachable; retry later.",
+            headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_SECONDS)},
+        )
+    logger.exception("unexpected fault (request_id=%s)", _request_id(request))
+    return server_error_response(request)
+
+
+def _request_id(request: HttpRequest) -> str:
+    return getattr(request, "request_id", "-")
+
+
+def server_error_response(request: HttpRequest) -> HttpResponse:
+    return problem_response(
+        request,
+        status=500,
+        detail=f"An unexpected fault; it was logged as request {_request_id(request)}.",
+    )

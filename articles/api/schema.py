@@ -1,0 +1,228 @@
+"""OpenAPI (drf-spectacular): the real HAL shapes, the page shape, the token header, problems.
+
+The views are plain APIViews that shape HAL themselves, so their documents are written here as
+JSON Schema components (added by a postprocessing hook) and referenced from `extend_schema` on
+each view method. Only the canonical /api/v1.2/ paths are described.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _links(*required: str, optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    properties = {"curies": {"type": "array", "items": ref("Curie")}}
+    properties.update({rel: ref("Link") for rel in (*required, *optional)})
+    return {
+        "type": "object",
+        "required": ["curies", *required],
+        "properties": properties,
+    }
+
+
+def _page(total_name: str, item: str) -> dict[str, Any]:
+    page_links = _links("firstPage", "self", "lastPage", optional=("previousPage", "nextPage"))
+    singular = {**page_links, "required": ["firstPage", "self", "lastPage"]}
+    singular["properties"] = {k: v for k, v in page_links["properties"].items() if k != "curies"}
+    return {
+        "type": "object",
+        "required": ["pageIndex", "pageSize", "totalPages", total_name, "_link", "_links"],
+        "properties": {
+            "pageIndex": {"type": "integer", "minimum": 1},
+            "pageSize": {"type": "integer", "minimum": 1, "maximum": 100},
+            "totalPages": {"type": "integer", "minimum": 0},
+            total_name: {"type": "integer", "minimum": 0},
+            "_link": {
+                **singular,
+                "description": "The page relations, as the specification's clients read them.",
+            },
+            "_links": {**page_links, "description": "The same relations, for HAL clients."},
+            "_embedded": {"type": "array", "items": ref(item)},
+        },
+    }
+
+
+COMPONENTS: dict[str, Any] = {
+    "Link": {
+        "type": "object",
+        "description": "A HAL link object; never a bare string, never null.",
+        "required": ["href"],
+        "properties": {
+            "href": {"type": "string", "format": "uri"},
+            "templated": {"type": "boolean", "enum": [True]},
+            "title": {"type": "string"},
+        },
+    },
+    "Curie": {
+        "type": "object",
+        "required": ["name", "href", "templated"],
+        "properties": {
+            "name": {"type": "string", "enum": ["doc"]},
+            "href": {"type": "string", "example": "https://blog.example/docs/rels/{rel}"},
+            "templated": {"type": "boolean", "enum": [True]},
+        },
+    },
+    "ApiRoot": {
+        "type": "object",
+        "properties": {"_links": _links("self", "doc:blogs", "doc:blog")},
+    },
+    "Blog": {
+        "type": "object",
+        "required": ["id", "title", "description", "_links"],
+        "properties": {
+            "id": {"type": "integer"},
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "_links": _links("self", "doc:articles"),
+        },
+    },
+    "Article": {
+        "type": "object",
+        "required": ["id", "title", "_links"],
+        "properties": {
+            "id": {"type": "integer"},
+            "title": {"type": "string", "maxLength": 200},
+            "content": {"type": "string", "description": "Left out when the article has none."},
+            "_links": _links("self", "doc:blog", "doc:comments"),
+        },
+    },
+    "DeletedArticle": {"type": "object", "properties": {"_links": _links("doc:blog")}},
+    "Comment": {
+        "type": "object",
+        "required": ["id", "author", "text", "_links"],
+        "properties": {
+            "id": {"type": "integer"},
+            "author": {"type": "string", "description": "The author's username."},
+            "text": {"type": "string"},
+            "_links": _links("self", "doc:article"),
+        },
+    },
+    "BlogPage": _page("totalBlogs", "Blog"),
+    "ArticlePage": _page("totalArticles", "Article"),
+    "CommentPage": _page("totalComments", "Comment"),
+    "Problem": {
+        "type": "object",
+        "description": "RFC 9457 problem details.",
+        "required": ["type", "title", "status", "detail", "instance"],
+        "properties": {
+            "type": {"type": "string", "format": "uri"},
+            "title": {"type": "string"},
+            "status": {"type": "integer"},
+            "detail": {"type": "string"},
+            "instance": {"type": "string"},
+            "errors": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                "description": "For 400 and 422: each offending field or parameter.",
+            },
+        },
+    },
+}
+
+_PROBLEM_MEANINGS = {
+    400: "Malformed JSON, a body that is not an object, or a bad query parameter.",
+    401: "No, unknown, revoked or expired X-Access-Token (WWW-Authenticate is sent).",
+    403: "The token's user has no right on this blog.",
+    404: "No such blog, article, comment or route.",
+    406: "The Accept header cannot be satisfied or names an unknown version.",
+    409: "The blog is archived, or a request with this Idempotency-Key is in progress.",
+    410: "The article was deleted.",
+    412: "If-Match, If-None-Match or If-Unmodified-Since failed.",
+    413: "The body is larger than MAX_BODY_BYTES.",
+    415: "The body is not application/json or application/hal+json.",
+    422: "A field is wrong or missing (see `errors`).",
+    423: "The article is locked by the editors.",
+    429: "Over the rate limit (Retry-After, RateLimit, RateLimit-Policy).",
+    503: "The database is unreachable or maintenance is on (Retry-After).",
+    507: "The database is out of space.",
+}
+
+READ_PROBLEMS = (400, 404, 406, 429, 503)
+WRITE_PROBLEMS = (400, 401, 403, 404, 406, 409, 410, 412, 413, 415, 422, 423, 429, 503, 507)
+
+
+def problems(*statuses: int) -> dict[Any, OpenApiResponse]:
+    return {
+        (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ref("Problem"), _PROBLEM_MEANINGS[status])
+        for status in statuses
+    }
+
+
+PAGE_PARAMETERS = [
+    OpenApiParameter("pageIndex", int, description="1-based page number (default 1)."),
+    OpenApiParameter("pageSize", int, description="Items per page, 1 to 100 (default 10)."),
+]
+_IF_MATCH = OpenApiParameter(
+    "If-Match", str, OpenApiParameter.HEADER, description="Write only if the ETag matches (412)."
+)
+_IF_UNMODIFIED = OpenApiParameter("If-Unmodified-Since", str, OpenApiParameter.HEADER)
+_IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match", str, OpenApiParameter.HEADER, description="304 when the ETag matches."
+)
+_IF_MODIFIED = OpenApiParameter("If-Modified-Since", str, OpenApiParameter.HEADER)
+CONDITIONAL_READ = [_IF_NONE_MATCH, _IF_MODIFIED]
+CONDITIONAL_WRITE = [_IF_MATCH, _IF_UNMODIFIED]
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    description="A retried POST with the same key returns the first answer (kept 24 h).",
+)
+PREFER = OpenApiParameter(
+    "Prefer", str, OpenApiParameter.HEADER, description="return=representation: 200 with links."
+)
+
+
+def read(operation_id: str, summary: str, body: str, *, parameters: list | None = None) -> Any:
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        auth=[],
+        parameters=[*(parameters or []), *CONDITIONAL_READ],
+        responses={
+            200: ref(body),
+            304: OpenApiResponse(None, "Not modified."),
+            **problems(*READ_PROBLEMS),
+        },
+    )
+
+
+def write(
+    operation_id: str, summary: str, *, request: Any, responses: dict, parameters: list
+) -> Any:
+    """`request` is the view's input serializer (the real one, so the schema cannot drift)."""
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        request=request,
+        parameters=parameters,
+        responses={**responses, **problems(*WRITE_PROBLEMS)},
+    )
+
+
+class AccessTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "articles.api.authentication.AccessTokenAuthentication"
+    name = "accessToken"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {"type": "apiKey", "in": "header", "name": "X-Access-Token"}
+
+
+def only_canonical_paths(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """PREPROCESSING_HOOKS: the /api/ mount is the same API; describe it once, canonically."""
+    return [endpoint for endpoint in endpoints if endpoint[0].startswith("/api/v1.2/")]
+
+
+def add_hal_components(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """POSTPROCESSING_HOOKS: the HAL components every operation refers to."""
+    result.setdefault("components", {}).setdefault("schemas", {}).update(COMPONENTS)
+    return result

@@ -1,0 +1,142 @@
+"""Input and output shapes of the HAL resources; input and output are separate serializers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from rest_framework import serializers
+
+from articles.api.links import (
+    Link,
+    LinksField,
+    api_url,
+    link,
+    page_template,
+    templated_link,
+)
+from articles.models import COMMENT_MAX_LENGTH, Article, Comment
+from blogs.models import TITLE_MAX_LENGTH, Blog
+
+# --- input ----------------------------------------------------------------------------------------
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string and nothing else: DRF's CharField would turn 5 or true into "5", "True"."""
+
+    default_error_messages = {
+        "not_a_string": "Must be a string.",
+        "unencodable": "Must be valid Unicode text (no lone surrogates).",
+    }
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        try:
+            # A lone surrogate from a JSON \ud800 escape cannot be stored as UTF-8.
+            data.encode("utf-8")
+        except UnicodeEncodeError:
+            self.fail("unencodable")
+        return super().to_internal_value(data)
+
+
+class ArticleInputSerializer(serializers.Serializer):
+    """POST and PUT bodies. `id` and any other unknown field are ignored (the URL names it)."""
+
+    title = StrictCharField(max_length=TITLE_MAX_LENGTH, trim_whitespace=False)
+    content = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, trim_whitespace=False
+    )
+
+    def validate_title(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Must not be blank.")
+        return value
+
+
+class CommentInputSerializer(serializers.Serializer):
+    text = StrictCharField(max_length=COMMENT_MAX_LENGTH, trim_whitespace=False)
+
+    def validate_text(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Must not be blank.")
+        return value
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def _blog_self(request: HttpRequest, blog: Blog) -> Link:
+    return link(api_url(request, "blog", blog_id=blog.pk))
+
+
+def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
+    return templated_link(page_template(api_url(request, "articles", blog_id=blog.pk)))
+
+
+def _article_self(request: HttpRequest, article: Article) -> Link:
+    return link(api_url(request, "article", blog_id=article.blog_id, article_id=article.pk))
+
+
+def _article_blog(request: HttpRequest, article: Article) -> Link:
+    return link(api_url(request, "blog", blog_id=article.blog_id), title=article.blog.title)
+
+
+def _article_comments(request: HttpRequest, article: Article) -> Link:
+    url = api_url(request, "comments", blog_id=article.blog_id, article_id=article.pk)
+    return templated_link(page_template(url))
+
+
+def _comment_self(request: HttpRequest, comment: Comment) -> Link:
+    return link(
+        api_url(
+            request,
+            "comment",
+            blog_id=comment.article.blog_id,
+            article_id=comment.article_id,
+            comment_id=comment.pk,
+        )
+    )
+
+
+def _comment_article(request: HttpRequest, comment: Comment) -> Link:
+    return link(
+        api_url(request, "article", blog_id=comment.article.blog_id, article_id=comment.article_id)
+    )
+
+
+class BlogSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    _links = LinksField({"self": _blog_self, "doc:articles": _blog_articles})
+
+
+class ArticleSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(read_only=True)
+    content = serializers.CharField(read_only=True)
+    _links = LinksField(
+        {"self": _article_self, "doc:blog": _article_blog, "doc:comments": _article_comments}
+    )
+
+    def to_representation(self, instance: Article) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.content is None:
+            # The contract: content is left out, not null, when the article has none.
+            del data["content"]
+        return data
+
+
+class CommentSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    author = serializers.CharField(source="author.get_username", read_only=True)
+    text = serializers.CharField(read_only=True)
+    _links = LinksField({"self": _comment_self, "doc:article": _comment_article})
+
+
+def deleted_article_links(request: HttpRequest, article: Article) -> dict[str, Any]:
+    """What the specification shows for a deleted article: curies and doc:blog with its title."""
+    links = LinksField({"doc:blog": _article_blog})
+    links.bind("_links", serializers.Serializer(context={"request": request}))
+    return {"_links": links.to_representation(article)}

@@ -1,0 +1,120 @@
+"""Rate limits on the shared cache: per client address for reads, per token for writes.
+
+DRF's SimpleRateThrottle keeps a list of timestamps that it reads and writes back, which loses
+counts when two processes race. Here each limit is a fixed window counted with `cache.add` and
+`cache.incr`, both atomic on Redis (INCR) and on the local-memory cache (a lock), so several
+server processes share one exact limit. A window opens with a client's first request (its start
+is stored with `cache.add`, so every process agrees on it) and lasts the rate's period.
+
+If the cache cannot be reached, requests are served without a limit (and a warning is logged):
+a rate limit protects the service, it must not become the reason the service is down.
+
+Headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "read";q=600;w=60` and
+`RateLimit: "read";r=599;t=42` (r: requests left, t: seconds until the window resets).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+logger = logging.getLogger(__name__)
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@dataclass(frozen=True)
+class RateLimitState:
+    policy: str
+    quota: int
+    window: int
+    remaining: int
+    reset: int
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "RateLimit-Policy": f'"{self.policy}";q={self.quota};w={self.window}',
+            "RateLimit": f'"{self.policy}";r={self.remaining};t={self.reset}',
+        }
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    count, _, period = rate.partition("/")
+    return int(count), _PERIODS[period[0]]
+
+
+def _count_hit(key: str, window: int) -> int:
+    # `add` only creates the counter (atomically); `incr` then counts (atomically). The extra
+    # second of lifetime keeps the key alive until its window has surely ended.
+    cache.add(key, 0, timeout=window + 1)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr: this hit opens a new counter
+        cache.add(key, 1, timeout=window + 1)
+        return 1
+
+
+class FixedWindowThrottle(BaseThrottle):
+    policy = ""
+    rate_setting = ""
+
+    def applies_to(self, request: Request) -> bool:
+        raise NotImplementedError
+
+    def ident(self, request: Request) -> str:
+        raise NotImplementedError
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if not settings.RATE_LIMIT_ENABLED or not self.applies_to(request):
+            return True
+        quota, window = parse_rate(getattr(settings, self.rate_setting))
+        key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}"
+        now = time.time()
+        try:
+            # Of several processes opening the window at once, one start wins and all use it.
+            cache.add(f"{key}:start", now, timeout=window)
+            started = cache.get(f"{key}:start", now)
+            hits = _count_hit(f"{key}:{started}", window)
+        except Exception:  # the cache is down: serve without a limit (see the module docstring)
+            logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
+            return True
+        reset = max(1, math.ceil(started + window - now))
+        self.state = RateLimitState(self.policy, quota, window, max(0, quota - hits), reset)
+        request._request.rate_limit = self.state
+        return hits <= quota
+
+    def wait(self) -> float | None:
+        state = getattr(self, "state", None)
+        return state.reset if state else None
+
+
+class ReadRateThrottle(FixedWindowThrottle):
+    policy = "read"
+    rate_setting = "RATE_LIMIT_READ"
+
+    def applies_to(self, request: Request) -> bool:
+        return request.method in ("GET", "HEAD", "OPTIONS")
+
+    def ident(self, request: Request) -> str:
+        # REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed.
+        return self.get_ident(request) or "unknown"
+
+
+class WriteRateThrottle(FixedWindowThrottle):
+    policy = "write"
+    rate_setting = "RATE_LIMIT_WRITE"
+
+    def applies_to(self, request: Request) -> bool:
+        return request.method not in ("GET", "HEAD", "OPTIONS")
+
+    def ident(self, request: Request) -> str:
+        token = request.auth
+        return f"token-{token.pk}" if token is not None else f"addr-{self.get_ident(request)}"

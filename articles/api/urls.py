@@ -1,0 +1,24 @@
+"""The REST surface's routes; config/urls.py mounts them twice: at /api/v1.2/ (canonical) and at
+/api/ (the version then comes from the Accept header's `version` parameter)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from articles.api.views.articles import ArticleListView, ArticleView
+from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
+from articles.api.views.comments import CommentListView, CommentView
+
+app_name = "api"
+
+_ARTICLE = "blogs/<int:blog_id>/articles/<int:article_id>"
+
+urlpatterns = [
+    path("", ApiRootView.as_view(), name="root"),
+    path("blogs", BlogListView.as_view(), name="blogs"),
+    path("blogs/<int:blog_id>", BlogView.as_view(), name="blog"),
+    path("blogs/<int:blog_id>/articles", ArticleListView.as_view(), name="articles"),
+    path(_ARTICLE, ArticleView.as_view(), name="article"),
+    path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),
+    path(f"{_ARTICLE}/comments/<int:comment_id>", CommentView.as_view(), name="comment"),
+]

@@ -1,0 +1,211 @@
+"""A blog's articles: the page, and one article (read, create, replace, delete)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from django.http import HttpResponse
+from django.urls import reverse
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles import selectors, services
+from articles.api.base import ApiView, get_article, get_blog
+from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.idempotency import run_idempotent
+from articles.api.links import api_url
+from articles.api.pagination import page_body, page_params
+from articles.api.permissions import ensure_may_write_articles
+from articles.api.problems import UnprocessableContent
+from articles.api.schema import (
+    CONDITIONAL_WRITE,
+    IDEMPOTENCY_KEY,
+    PAGE_PARAMETERS,
+    PREFER,
+    read,
+    ref,
+    write,
+)
+from articles.api.serializers import (
+    ArticleInputSerializer,
+    ArticleSerializer,
+    deleted_article_links,
+)
+from articles.exceptions import ArticleLocked, BlogArchived
+from articles.models import Article
+from blogs.models import Blog
+
+
+def article_validators(article: Article) -> Validators:
+    # The blog's title is part of the representation (doc:blog's title), so it is part of the tag.
+    return Validators(
+        strong_etag("article", article.pk, article.version, article.blog.title),
+        article.updated_at,
+    )
+
+
+def articles_page_validators(blog: Blog, page_index: int, page_size: int) -> Validators:
+    # Every article write bumps Blog.revision in the same transaction: no scan of the page.
+    return Validators(
+        strong_etag("articles", blog.pk, blog.revision, page_index, page_size), blog.updated_at
+    )
+
+
+def read_article_body(request: Request) -> dict[str, Any]:
+    """The validated title and content of a POST or PUT body (400 or 422 otherwise)."""
+    if not isinstance(request.data, dict):
+        raise ParseError("The body must be a JSON object.")
+    serializer = ArticleInputSerializer(data=request.data)
+    if not serializer.is_valid():
+        raise UnprocessableContent(serializer.errors)
+    return {
+        "title": serializer.validated_data["title"],
+        "content": serializer.validated_data.get("content"),
+    }
+
+
+def article_response(request: Request, article: Article, *, status: int = 200) -> Response:
+    data = ArticleSerializer(article, context={"request": request}).data
+    return article_validators(article).apply(Response(data, status=status))
+
+
+def ensure_writable(article: Article) -> None:
+    """The state checks of the services, made before the preconditions: RFC 9110 section 13.2.1
+    lets a 409 or 423 win over 412. The services check again under the row lock."""
+    if article.blog.archived:
+        raise BlogArchived
+    if article.locked:
+        raise ArticleLocked
+
+
+def expected_version(request: Request, article: Article) -> int | None:
+    """The version a conditional write was checked against, for the services' compare-and-set:
+    the write then happens only if the article is still that version under the row lock, so
+    neither an If-Match nor an If-Unmodified-Since write can overwrite a change made meanwhile."""
+    if_match = request.META.get("HTTP_IF_MATCH")
+    if if_match is not None:
+        return None if if_match.strip() == "*" else article.version
+    if request.META.get("HTTP_IF_UNMODIFIED_SINCE"):
+        return article.version
+    return None
+
+
+class ArticleListView(ApiView):
+    @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
+    def get(self, request: Request, blog_id: int) -> HttpResponse:
+        page_index, page_size = page_params(request)
+        blog = get_blog(blog_id)
+        validators = articles_page_validators(blog, page_index, page_size)
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        page = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
+        body = page_body(
+            request,
+            collection_url=api_url(request, "articles", blog_id=blog.pk),
+            page=page,
+            total_name="totalArticles",
+            embedded=ArticleSerializer(page.items, many=True, context={"request": request}).data,
+        )
+        return validators.apply(Response(body))
+
+    @write(
+        "article_create",
+        "Write a new article",
+        request=ArticleInputSerializer,
+        responses={201: ref("Article")},
+        parameters=[IDEMPOTENCY_KEY],
+    )
+    def post(self, request: Request, blog_id: int) -> Response:
+        blog = get_blog(blog_id)
+        ensure_may_write_articles(request, blog)
+        if blog.archived:
+            raise BlogArchived
+
+        def create() -> Response:
+            fields = read_article_body(request)
+            article = services.article_create(blog=blog, **fields)
+            response = article_response(request, article, status=201)
+            response["Location"] = api_url(
+                request, "article", blog_id=blog.pk, article_id=article.pk
+            )
+            return response
+
+        return run_idempotent(request, create)
+
+
+class ArticleView(ApiView):
+    @read("article_read", "An article", "Article")
+    def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
+        article = get_article(get_blog(blog_id), article_id)
+        if (not_modified := evaluate(request, article_validators(article))) is not None:
+            return not_modified
+        return article_response(request, article)
+
+    @write(
+        "article_replace",
+        "Replace an article",
+        request=ArticleInputSerializer,
+        responses={200: ref("Article")},
+        parameters=CONDITIONAL_WRITE,
+    )
+    def put(self, request: Request, blog_id: int, article_id: int) -> Response:
+        blog = get_blog(blog_id)
+        ensure_may_write_articles(request, blog)
+        article = get_article(blog, article_id)
+        ensure_writable(article)
+        evaluate(request, article_validators(article))
+        fields = read_article_body(request)
+        updated = services.article_replace(
+            article=article, expected_version=expected_version(request, article), **fields
+        )
+        updated.blog = blog
+        return article_response(request, updated)
+
+    @write(
+        "article_delete",
+        "Delete an article",
+        request=None,
+        responses={204: None, 200: ref("DeletedArticle")},
+        parameters=[*CONDITIONAL_WRITE, PREFER],
+    )
+    def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
+        blog = get_blog(blog_id)
+        ensure_may_write_articles(request, blog)
+        article = get_article(blog, article_id)
+        ensure_writable(article)
+        evaluate(request, article_validators(article))
+        services.article_delete(
+            article=article, expected_version=expected_version(request, article)
+        )
+        # RFC 9110 section 15.3.5: a 204 has no content, so the blog link goes in a Link header
+        # (RFC 8288); the body the specification shows comes with Prefer: return=representation
+        # (RFC 7240).
+        if _prefers_representation(request):
+            response = Response(deleted_article_links(request, article), status=200)
+            response["Preference-Applied"] = "return=representation"
+        else:
+            response = Response(status=204)
+        response["Link"] = _blog_link_header(request, blog)
+        return response
+
+
+def _prefers_representation(request: Request) -> bool:
+    preferences = request.headers.get("Prefer", "")
+    return any(
+        part.split(";")[0].strip().lower() == "return=representation"
+        for part in preferences.split(",")
+    )
+
+
+def _blog_link_header(request: Request, blog: Blog) -> str:
+    rel = request.build_absolute_uri(reverse("rel-doc", kwargs={"rel": "blog"}))
+    title = blog.title
+    if title.isascii() and title.isprintable():
+        escaped = title.replace("\\", "\\\\").replace('"', '\\"')
+        title_param = f'title="{escaped}"'
+    else:
+        # RFC 8288 section 3.4.1: a non-ASCII title goes in title* (RFC 8187 encoding).
+        title_param = f"title*=UTF-8''{quote(title, safe='')}"
+    return f'<{api_url(request, "blog", blog_id=blog.pk)}>; rel="{rel}"; {title_param}'

@@ -1,0 +1,83 @@
+"""The API root, the blog list and a blog: read-only (editors manage blogs in the admin)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles import selectors
+from articles.api.base import ApiView, get_blog
+from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.links import api_url, curies, link, page_template, templated_link
+from articles.api.pagination import page_body, page_params
+from articles.api.schema import PAGE_PARAMETERS, problems, read, ref
+from articles.api.serializers import BlogSerializer
+from blogs.models import Blog
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class ApiRootView(ApiView):
+    """The entry point: follow `doc:blogs` or expand `doc:blog` with a blog id."""
+
+    @extend_schema(
+        operation_id="root",
+        summary="The API root",
+        auth=[],
+        responses={200: ref("ApiRoot"), **problems(406, 429, 503)},
+    )
+    def get(self, request: Request) -> Response:
+        blogs_url = api_url(request, "blogs")
+        return Response(
+            {
+                "_links": {
+                    "curies": curies(request),
+                    "self": link(api_url(request, "root")),
+                    "doc:blogs": templated_link(page_template(blogs_url)),
+                    "doc:blog": templated_link(blogs_url + "/{id}"),
+                }
+            }
+        )
+
+
+def blog_validators(blog: Blog) -> Validators:
+    return Validators(strong_etag("blog", blog.pk, blog.revision), blog.updated_at)
+
+
+class BlogListView(ApiView):
+    """Every blog, a page at a time, oldest first."""
+
+    @read("blogs_list", "A page of blogs", "BlogPage", parameters=PAGE_PARAMETERS)
+    def get(self, request: Request) -> HttpResponse:
+        page_index, page_size = page_params(request)
+        state = selectors.blog_list_state()
+        validators = Validators(
+            strong_etag("blogs", state.count, state.revisions, page_index, page_size),
+            state.last_modified or _EPOCH,
+        )
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        page = selectors.blog_page(total=state.count, page_index=page_index, page_size=page_size)
+        context = {"request": request}
+        body = page_body(
+            request,
+            collection_url=api_url(request, "blogs"),
+            page=page,
+            total_name="totalBlogs",
+            embedded=BlogSerializer(page.items, many=True, context=context).data,
+        )
+        return validators.apply(Response(body))
+
+
+class BlogView(ApiView):
+    @read("blog_read", "A blog", "Blog")
+    def get(self, request: Request, blog_id: int) -> HttpResponse:
+        blog = get_blog(blog_id)
+        validators = blog_validators(blog)
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        return validators.apply(Response(BlogSerializer(blog, context={"request": request}).data))

@@ -1,0 +1,117 @@
+"""An article's comments: the page, one comment, create (any valid token), delete."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles import selectors, services
+from articles.api.base import ApiView, get_article, get_blog
+from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.idempotency import run_idempotent
+from articles.api.links import api_url
+from articles.api.pagination import page_body, page_params
+from articles.api.permissions import ensure_may_delete_comment
+from articles.api.problems import UnprocessableContent
+from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
+from articles.api.serializers import CommentInputSerializer, CommentSerializer
+from articles.models import Article, Comment
+
+
+def comment_validators(comment: Comment) -> Validators:
+    return Validators(strong_etag("comment", comment.pk, comment.updated_at), comment.updated_at)
+
+
+def get_comment(article: Article, comment_id: int) -> Comment:
+    comment = get_object_or_404(
+        Comment.objects.select_related("author"), pk=comment_id, article_id=article.pk
+    )
+    comment.article = article
+    return comment
+
+
+class CommentListView(ApiView):
+    @read(
+        "comments_list",
+        "A page of an article's comments",
+        "CommentPage",
+        parameters=PAGE_PARAMETERS,
+    )
+    def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
+        page_index, page_size = page_params(request)
+        article = get_article(get_blog(blog_id), article_id)
+        state = selectors.comment_list_state(article=article)
+        validators = Validators(
+            strong_etag(
+                "comments",
+                article.pk,
+                state.count,
+                state.id_sum,
+                state.last_modified,
+                page_index,
+                page_size,
+            ),
+            state.last_modified,
+        )
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        page = selectors.comment_page(
+            article=article, total=state.count, page_index=page_index, page_size=page_size
+        )
+        body = page_body(
+            request,
+            collection_url=api_url(request, "comments", blog_id=blog_id, article_id=article.pk),
+            page=page,
+            total_name="totalComments",
+            embedded=CommentSerializer(page.items, many=True, context={"request": request}).data,
+        )
+        return validators.apply(Response(body))
+
+    @write(
+        "comment_create",
+        "Comment on an article",
+        request=CommentInputSerializer,
+        responses={201: ref("Comment")},
+        parameters=[IDEMPOTENCY_KEY],
+    )
+    def post(self, request: Request, blog_id: int, article_id: int) -> Response:
+        article = get_article(get_blog(blog_id), article_id)
+
+        def create() -> Response:
+            if not isinstance(request.data, dict):
+                raise ParseError("The body must be a JSON object.")
+            serializer = CommentInputSerializer(data=request.data)
+            if not serializer.is_valid():
+                raise UnprocessableContent(serializer.errors)
+            comment = services.comment_create(
+                article=article, author=request.user, text=serializer.validated_data["text"]
+            )
+            comment.article = article
+            data = CommentSerializer(comment, context={"request": request}).data
+            response = comment_validators(comment).apply(Response(data, status=201))
+            response["Location"] = data["_links"]["self"]["href"]
+            return response
+
+        return run_idempotent(request, create)
+
+
+class CommentView(ApiView):
+    @read("comment_read", "A comment", "Comment")
+    def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
+        comment = get_comment(get_article(get_blog(blog_id), article_id), comment_id)
+        validators = comment_validators(comment)
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        data = CommentSerializer(comment, context={"request": request}).data
+        return validators.apply(Response(data))
+
+    @write("comment_delete", "Delete a comment", request=None, responses={204: None}, parameters=[])
+    def delete(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> Response:
+        blog = get_blog(blog_id)
+        comment = get_comment(get_article(blog, article_id), comment_id)
+        ensure_may_delete_comment(request, comment, blog)
+        services.comment_delete(comment=comment)
+        return Response(status=204)

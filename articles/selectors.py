@@ -1,0 +1,123 @@
+"""Reads of more than one query: the pages of blogs, articles and comments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, TypeVar
+
+from django.db.models import Count, Max, Sum
+
+from articles.models import Article, Comment
+from blogs.models import Blog
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: list[T]
+    total: int
+    page_index: int
+    page_size: int
+
+    @property
+    def total_pages(self) -> int:
+        return -(-self.total // self.page_size)
+
+    @property
+    def offset(self) -> int:
+        return (self.page_index - 1) * self.page_size
+
+
+def _past_end(total: int, page_index: int, page_size: int) -> bool:
+    # Compared before any OFFSET reaches the database: a huge pageIndex costs nothing.
+    return (page_index - 1) * page_size >= total
+
+
+def article_page(*, blog: Blog, page_index: int, page_size: int) -> Page[Article]:
+    """Live articles of `blog`, oldest first.
+
+    The total comes from Blog.article_count (kept exact by the services, so no COUNT(*)); the
+    page's ids come from the partial (blog_id, id) index first and only those rows are then read,
+    so a deep page skips index entries, not table rows, from whichever end is nearer, and other
+    blogs cost nothing.
+    """
+    total = blog.article_count
+    if _past_end(total, page_index, page_size):
+        return Page([], total, page_index, page_size)
+    offset = (page_index - 1) * page_size
+    end = min(offset + page_size, total)
+    live_ids = Article.objects.live().in_blog(blog.pk).values_list("id", flat=True)
+    if offset <= total - end:
+        ids = list(live_ids.order_by("id")[offset:end])
+    else:
+        # Past the middle, the page is nearer the end: walk the index backwards, so the entries
+        # skipped are at most half the blog's (the exact count makes the positions known).
+        ids = list(live_ids.order_by("-id")[total - end : total - offset])[::-1]
+    articles = list(Article.objects.filter(id__in=ids).order_by("id")) if ids else []
+    for article in articles:
+        article.blog = blog  # every article links to its blog by title: no query per article
+    return Page(articles, total, page_index, page_size)
+
+
+def blog_page(*, total: int, page_index: int, page_size: int) -> Page[Blog]:
+    """Blogs, oldest first; `total` comes from blog_list_state(), read once per request."""
+    if _past_end(total, page_index, page_size):
+        return Page([], total, page_index, page_size)
+    offset = (page_index - 1) * page_size
+    return Page(
+        list(Blog.objects.order_by("id")[offset : offset + page_size]),
+        total,
+        page_index,
+        page_size,
+    )
+
+
+@dataclass(frozen=True)
+class BlogListState:
+    """What identifies the state of the blog list: any change of any blog changes it."""
+
+    count: int
+    revisions: int
+    last_modified: datetime | None
+
+
+def blog_list_state() -> BlogListState:
+    state = Blog.objects.aggregate(
+        count=Count("id"), revisions=Sum("revision"), last=Max("updated_at")
+    )
+    return BlogListState(state["count"], state["revisions"] or 0, state["last"])
+
+
+@dataclass(frozen=True)
+class CommentListState:
+    """Identifies the set of an article's comments: ids only grow, so any change of the set
+    changes the count or the sum of the ids; an edit changes the latest modification."""
+
+    count: int
+    id_sum: int
+    last_modified: datetime
+
+
+def comment_list_state(*, article: Article) -> CommentListState:
+    state = Comment.objects.filter(article=article).aggregate(
+        count=Count("id"), id_sum=Sum("id"), last=Max("updated_at")
+    )
+    last = max(state["last"], article.created_at) if state["last"] else article.created_at
+    return CommentListState(state["count"], state["id_sum"] or 0, last)
+
+
+def comment_page(*, article: Article, total: int, page_index: int, page_size: int) -> Page[Comment]:
+    """An article's comments, oldest first; `total` comes from comment_list_state()."""
+    if _past_end(total, page_index, page_size):
+        return Page([], total, page_index, page_size)
+    offset = (page_index - 1) * page_size
+    comments = list(
+        Comment.objects.filter(article=article)
+        .select_related("author")
+        .order_by("id")[offset : offset + page_size]
+    )
+    for comment in comments:
+        comment.article = article
+    return Page(comments, total, page_index, page_size)

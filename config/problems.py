@@ -1,0 +1,180 @@
+"""RFC 9457 problem details, for every part of the site that answers errors in JSON.
+
+Each problem type has a slug; its `type` URI is `<origin>/docs/problems/<slug>`, an HTML page that
+says what the problem means, so that the type really resolves (RFC 9457 section 3.1.1).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views import defaults
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    status: int
+    title: str
+    meaning: str
+
+
+PROBLEM_TYPES: dict[str, ProblemType] = {
+    "bad-request": ProblemType(
+        400, "Bad request", "Malformed JSON, a bad query parameter or another invalid request."
+    ),
+    "unauthorized": ProblemType(
+        401,
+        "Authentication required",
+        "A write needs a valid X-Access-Token; none was sent, or it is unknown, revoked or "
+        "expired.",
+    ),
+    "forbidden": ProblemType(
+        403, "Forbidden", "The token is valid, but its user may not do this on this blog."
+    ),
+    "not-found": ProblemType(404, "Not found", "No blog, article, comment or route here."),
+    "method-not-allowed": ProblemType(
+        405, "Method not allowed", "The resource does not offer this method; see `Allow`."
+    ),
+    "not-acceptable": ProblemType(
+        406,
+        "Not acceptable",
+        "No representation matches the Accept header, or it names an unknown API version.",
+    ),
+    "blog-archived": ProblemType(
+        409, "Blog archived", "The editors archived this blog; it is read-only."
+    ),
+    "request-in-progress": ProblemType(
+        409,
+        "Request in progress",
+        "A request with the same Idempotency-Key is still being processed; retry later.",
+    ),
+    "gone": ProblemType(410, "Gone", "The article existed and was deleted; it stays gone."),
+    "precondition-failed": ProblemType(
+        412,
+        "Precondition failed",
+        "If-Match, If-None-Match or If-Unmodified-Since did not hold: the resource changed.",
+    ),
+    "content-too-large": ProblemType(
+        413, "Content too large", "The request body is larger than the service accepts."
+    ),
+    "unsupported-media-type": ProblemType(
+        415,
+        "Unsupported media type",
+        "Request bodies must be application/json or application/hal+json.",
+    ),
+    "validation-failed": ProblemType(
+        422,
+        "Validation failed",
+        "Well-formed JSON with a wrong or missing field; `errors` names each field.",
+    ),
+    "locked": ProblemType(
+        423, "Locked", "An editor locked the article; it cannot be replaced or deleted."
+    ),
+    "too-many-requests": ProblemType(
+        429,
+        "Too many requests",
+        "Over the rate limit; `Retry-After`, `RateLimit` and `RateLimit-Policy` say more.",
+    ),
+    "server-error": ProblemType(
+        500, "Internal server error", "An unexpected fault; it was logged with the request id."
+    ),
+    "not-implemented": ProblemType(
+        501, "Not implemented", "The server does not implement this method for any resource."
+    ),
+    "service-unavailable": ProblemType(
+        503,
+        "Service unavailable",
+        "The database is unreachable or maintenance is on; retry after `Retry-After` seconds.",
+    ),
+    "insufficient-storage": ProblemType(
+        507, "Insufficient storage", "The database is out of space; the write was not made."
+    ),
+}
+
+_DEFAULT_SLUG_BY_STATUS = {}
+for _slug, _problem in PROBLEM_TYPES.items():
+    _DEFAULT_SLUG_BY_STATUS.setdefault(_problem.status, _slug)
+
+
+def problem_slug_for(status: int) -> str:
+    return _DEFAULT_SLUG_BY_STATUS.get(status, "bad-request" if status < 500 else "server-error")
+
+
+def problem_body(
+    request: HttpRequest,
+    *,
+    status: int,
+    detail: str,
+    slug: str | None = None,
+    errors: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    slug = slug or problem_slug_for(status)
+    known = PROBLEM_TYPES.get(slug)
+    body: dict[str, Any] = {
+        "type": request.build_absolute_uri(reverse("problem-doc", kwargs={"slug": slug})),
+        "title": known.title if known else HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "instance": request.path,
+    }
+    if errors:
+        body["errors"] = errors
+    return body
+
+
+def problem_response(
+    request: HttpRequest,
+    *,
+    status: int,
+    detail: str,
+    slug: str | None = None,
+    errors: dict[str, list[str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> HttpResponse:
+    body = problem_body(request, status=status, detail=detail, slug=slug, errors=errors)
+    response = HttpResponse(
+        json.dumps(body, ensure_ascii=False).encode(),
+        status=status,
+        content_type=PROBLEM_MEDIA_TYPE,
+        headers=headers,
+    )
+    # Never cached by a shared cache: problems describe one request.
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def problem_doc(request: HttpRequest, slug: str) -> HttpResponse:
+    problem = PROBLEM_TYPES.get(slug)
+    if problem is None:
+        raise Http404("no such problem type")
+    return render(request, "docs/problem.html", {"slug": slug, "problem": problem})
+
+
+def _wants_problem(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: a problem for API paths, Django's page elsewhere."""
+    if _wants_problem(request):
+        return problem_response(request, status=404, detail="No such resource.")
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: the body says only that a fault happened, and the request id it was logged
+    under; never the exception."""
+    if _wants_problem(request):
+        request_id = getattr(request, "request_id", "-")
+        return problem_response(
+            request, status=500, detail=f"An unexpected fault; it was logged as {request_id}."
+        )
+    return defaults.server_error(request)

@@ -1,0 +1,160 @@
+"""Two PUTs with the same ETag at the same moment: exactly one wins, the other gets 412.
+
+Real concurrency needs real connections: the requests go through live_server, each on its own
+thread and database connection. On SQLite the live server shares the test's single in-memory
+connection between threads, so two transactions cannot overlap there; the test runs on
+PostgreSQL (CI runs the suite on both)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from articles import services
+from articles.models import Article
+from blogs import services as blog_services
+from blogs.models import Blog
+
+
+def http(method: str, url: str, *, body: dict | None = None, headers: dict | None = None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def race_two_puts(url: str, token: str, etag: str, round_number: int) -> list[int]:
+    """Two threads release a PUT with the same If-Match at the same moment."""
+    barrier = threading.Barrier(2)
+    results: list[int] = []
+
+    def put(title: str) -> None:
+        barrier.wait()
+        status, _, _ = http(
+            "PUT",
+            url,
+            body={"title": title},
+            headers={"X-Access-Token": token, "If-Match": etag},
+        )
+        results.append(status)
+
+    threads = [
+        threading.Thread(target=put, args=(f"round {round_number} writer {n}",)) for n in (1, 2)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_if_match_puts_give_exactly_one_200_and_one_412(
+    live_server, django_user_model
+):
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Race")
+    blog.authors.add(alice)
+    article = services.article_create(blog=blog, title="Start")
+    _, token = blog_services.token_issue(user=alice, name="race")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles/{article.pk}"
+
+    for round_number in range(5):
+        _, headers, _ = http("GET", url)
+        results = race_two_puts(url, token, headers["ETag"], round_number)
+        assert sorted(results) == [200, 412], round_number
+    # Five rounds, five changes: no update lost, none doubled.
+    assert Article.objects.get(pk=article.pk).version == 6
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_posts_with_one_idempotency_key_make_one_article(live_server, django_user_model):
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Retry storm")
+    blog.authors.add(alice)
+    _, token = blog_services.token_issue(user=alice, name="retry")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles"
+    barrier = threading.Barrier(4)
+    statuses: list[int] = []
+
+    def post() -> None:
+        barrier.wait()
+        status, _, _ = http(
+            "POST",
+            url,
+            body={"title": "Exactly once"},
+            headers={"X-Access-Token": token, "Idempotency-Key": "storm-1"},
+        )
+        statuses.append(status)
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # Each retry either waited for nothing (409: still in progress) or got the first answer.
+    assert statuses.count(201) >= 1
+    assert set(statuses) <= {201, 409}
+    assert Article.objects.filter(blog=blog).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_while_the_first_post_is_still_running_is_409(live_server, django_user_model):
+    """The first POST is held inside its transaction by a row lock another connection keeps on
+    the blog; the retry arrives meanwhile (409); once released, the first completes and a later
+    retry gets its answer."""
+    import time
+
+    import psycopg
+    from django.db import connection
+
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Slow")
+    blog.authors.add(alice)
+    _, token = blog_services.token_issue(user=alice, name="slow")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles"
+    headers = {"X-Access-Token": token, "Idempotency-Key": "slow-1"}
+    params = connection.get_connection_params()
+    first: list = []
+
+    with psycopg.connect(**params) as locker:
+        locker.execute("SELECT 1 FROM blogs_blog WHERE id = %s FOR UPDATE", [blog.pk])
+        thread = threading.Thread(
+            target=lambda: first.append(http("POST", url, body={"title": "Once"}, headers=headers))
+        )
+        thread.start()
+        with psycopg.connect(**params, autocommit=True) as observer:
+            for _ in range(200):  # until the first POST waits for the lock (at most 10 s)
+                waiting = observer.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE \"blogs_blog\"%%'"
+                ).fetchone()[0]
+                if waiting:
+                    break
+                time.sleep(0.05)
+            assert waiting, "the first POST never reached the database"
+
+        status, _, retry_body = http("POST", url, body={"title": "Once"}, headers=headers)
+        assert status == 409
+        assert json.loads(retry_body)["type"].endswith("/docs/problems/request-in-progress")
+        locker.rollback()  # release the blog row
+
+    thread.join()
+    assert first[0][0] == 201
+    later_status, _, later_body = http("POST", url, body={"title": "Once"}, headers=headers)
+    assert later_status == 201
+    assert later_body == first[0][2]
+    assert Article.objects.filter(blog=blog).count() == 1

@@ -1,0 +1,151 @@
+"""Documentation that resolves: the doc: relations, the OpenAPI schema and its viewer."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+from uritemplate import URITemplate
+
+from articles.api.docs import RELATIONS
+from tests.rest.conftest import API, body
+
+
+@pytest.mark.parametrize("rel", sorted(RELATIONS))
+def test_every_relation_has_an_html_page_naming_its_methods(api, db, rel):
+    response = api.get(f"/docs/rels/{rel}")
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert f"doc:{rel}" in html
+    for operation in RELATIONS[rel].operations:
+        assert f"<code>{operation.method}</code>" in html
+
+
+def test_an_unknown_relation_is_404(api, db):
+    assert api.get("/docs/rels/nonsense").status_code == 404
+
+
+def schema(api) -> dict:
+    response = api.get("/api/schema/", headers={"Accept": "application/vnd.oai.openapi+json"})
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def test_the_schema_describes_the_canonical_paths_once(api, db):
+    paths = schema(api)["paths"]
+
+    assert set(paths) == {
+        "/api/v1.2/",
+        "/api/v1.2/blogs",
+        "/api/v1.2/blogs/{blog_id}",
+        "/api/v1.2/blogs/{blog_id}/articles",
+        "/api/v1.2/blogs/{blog_id}/articles/{article_id}",
+        "/api/v1.2/blogs/{blog_id}/articles/{article_id}/comments",
+        "/api/v1.2/blogs/{blog_id}/articles/{article_id}/comments/{comment_id}",
+    }
+
+
+def test_the_schema_has_the_hal_shapes_paging_token_and_problems(api, db):
+    document = schema(api)
+    components = document["components"]
+    article_links = components["schemas"]["Article"]["properties"]["_links"]
+    page = components["schemas"]["ArticlePage"]["properties"]
+    put = document["paths"]["/api/v1.2/blogs/{blog_id}/articles/{article_id}"]["put"]
+
+    assert set(article_links["required"]) == {"curies", "self", "doc:blog", "doc:comments"}
+    assert {"pageIndex", "pageSize", "totalPages", "totalArticles", "_link", "_links"} <= set(page)
+    assert page["_embedded"]["type"] == "array"
+    assert components["securitySchemes"]["accessToken"] == {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Access-Token",
+    }
+    assert put["security"] == [{"accessToken": []}]
+    for status in ("401", "403", "404", "409", "410", "412", "422", "423"):
+        content = put["responses"][status]["content"]
+        assert content["application/problem+json"]["schema"] == {
+            "$ref": "#/components/schemas/Problem"
+        }
+    assert {p["name"] for p in put["parameters"]} >= {"If-Match", "If-Unmodified-Since"}
+
+
+def test_the_schema_is_also_served_as_yaml(api, db):
+    response = api.get("/api/schema/")
+
+    assert response.status_code == 200
+    assert yaml.safe_load(response.content)["info"]["version"] == "1.2"
+
+
+def test_swagger_ui_is_served_from_this_site_only(api, db, settings):
+    # Static files come from the app folders here; a deployment runs collectstatic instead.
+    settings.WHITENOISE_USE_FINDERS = True
+    response = api.get("/api/docs/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert assets
+    for asset in assets:
+        assert not re.match(r"(https?:)?//", asset), asset
+        assert api.get(asset).status_code == 200, asset
+    assert any(a.endswith("swagger-ui-bundle.js") for a in assets)
+    assert '"validatorUrl": null' in html  # no badge fetched from validator.swagger.io
+    assert "/api/schema/" in html
+
+
+def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog, bob):
+    """Root -> curies (each doc: href really documents) -> templated links -> pages to the end."""
+    from articles import services
+
+    for n in range(23):
+        article = services.article_create(blog=blog, title=f"Walk {n}")
+    services.comment_create(article=article, author=bob, text="Last word")
+    services.article_create(blog=other_blog, title="Elsewhere")
+
+    root = body(api.get(f"{API}/"))
+    curie = next(c for c in root["_links"]["curies"] if c["name"] == "doc")
+    assert curie["templated"] is True
+    seen_rels: set[str] = set()
+
+    def follow(document: dict) -> None:
+        for rel, value in document.get("_links", {}).items():
+            if rel.startswith("doc:") and rel not in seen_rels:
+                seen_rels.add(rel)
+                docs = api.get(URITemplate(curie["href"]).expand(rel=rel.removeprefix("doc:")))
+                assert docs.status_code == 200, rel
+                assert docs["Content-Type"].startswith("text/html")
+            assert isinstance(value, (dict, list)), rel
+
+    follow(root)
+    blog_link = root["_links"]["doc:blog"]
+    assert blog_link["templated"] is True
+    blog_doc = body(api.get(URITemplate(blog_link["href"]).expand(id=blog.pk)))
+    follow(blog_doc)
+    articles_template = URITemplate(blog_doc["_links"]["doc:articles"]["href"])
+    assert set(articles_template.variable_names) == {"pageIndex", "pageSize"}
+
+    url = articles_template.expand(pageSize=5)
+    titles, pages = [], 0
+    while url:
+        page = body(api.get(url))
+        pages += 1
+        follow(page)
+        for article in page["_embedded"]:
+            titles.append(article["title"])
+            follow(article)
+            comments = URITemplate(article["_links"]["doc:comments"]["href"]).expand(pageSize=2)
+            for comment in body(api.get(comments))["_embedded"]:
+                follow(comment)
+                back = body(api.get(comment["_links"]["doc:article"]["href"]))
+                assert back["id"] == article["id"]
+        url = page["_links"].get("nextPage", {}).get("href")
+        assert page["_link"].get("nextPage", {}).get("href") == url
+
+    assert pages == 5
+    assert titles == [f"Walk {n}" for n in range(23)]
+    assert page["totalArticles"] == len(titles)
+    assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments", "doc:article"}

@@ -1,0 +1,86 @@
+"""Rate limits: per client address for reads, per token for writes, counted in the cache."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.rest.conftest import API, body
+
+
+@pytest.fixture
+def small_limits(settings):
+    settings.RATE_LIMIT_ENABLED = True
+    settings.RATE_LIMIT_READ = "3/min"
+    settings.RATE_LIMIT_WRITE = "2/min"
+
+
+def test_reads_over_the_limit_get_429_with_retry_after_and_ratelimit_headers(
+    api, blog, small_limits
+):
+    url = f"{API}/blogs/{blog.pk}"
+    remaining = [api.get(url) for _ in range(3)]
+
+    refused = api.get(url)
+
+    assert [r.status_code for r in remaining] == [200, 200, 200]
+    assert remaining[0]["RateLimit"].startswith('"read";r=2;t=')
+    assert remaining[2]["RateLimit"].startswith('"read";r=0;')
+    assert refused.status_code == 429
+    assert refused["Content-Type"] == "application/problem+json"
+    assert body(refused)["status"] == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert refused["RateLimit-Policy"] == '"read";q=3;w=60'
+    match = re.fullmatch(r'"read";r=0;t=(\d+)', refused["RateLimit"])
+    assert match and int(match.group(1)) == int(refused["Retry-After"])
+
+
+def test_read_limits_are_per_client_address(api, blog, small_limits):
+    url = f"{API}/blogs/{blog.pk}"
+    for _ in range(3):
+        api.get(url, REMOTE_ADDR="10.0.0.1")
+
+    assert api.get(url, REMOTE_ADDR="10.0.0.1").status_code == 429
+    assert api.get(url, REMOTE_ADDR="10.0.0.2").status_code == 200
+    # X-Forwarded-For is not believed unless the service is behind a trusted proxy.
+    spoofed = api.get(url, REMOTE_ADDR="10.0.0.1", headers={"X-Forwarded-For": "1.2.3.4"})
+    assert spoofed.status_code == 429
+
+
+def test_write_limits_are_per_token(api, blog, alice, token_for, small_limits):
+    first, second = token_for(alice), token_for(alice, name="second")
+    url = f"{API}/blogs/{blog.pk}/articles"
+
+    statuses = [api.write("POST", url, {"title": "t"}, token=first).status_code for _ in range(3)]
+
+    assert statuses == [201, 201, 429]
+    assert api.write("POST", url, {"title": "t"}, token=second).status_code == 201
+    # Reads are counted apart from writes.
+    assert api.get(url).status_code == 200
+
+
+def test_rate_limits_can_be_turned_off(api, blog, settings):
+    settings.RATE_LIMIT_ENABLED = False
+    settings.RATE_LIMIT_READ = "1/min"
+
+    statuses = {api.get(f"{API}/blogs/{blog.pk}").status_code for _ in range(5)}
+
+    assert statuses == {200}
+
+
+def test_an_unreachable_cache_does_not_take_the_api_down(api, blog, settings):
+    """A real Redis client pointed at a closed port: reads are served, unlimited."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+        }
+    }
+    settings.RATE_LIMIT_READ = "1/min"
+
+    statuses = [api.get(f"{API}/blogs/{blog.pk}").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 200]
+    assert "RateLimit" not in api.get(f"{API}/blogs/{blog.pk}")
