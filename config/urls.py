@@ -1,10 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from articles.api.docs import rel_doc
 from config.health import healthz
 from config.problems import problem_doc
+from graphapi.views import StarWarsGraphQLView
 from soapcalc.views import calculator
 
 api_routes = "articles.api.urls"
@@ -12,7 +14,6 @@ api_routes = "articles.api.urls"
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
-    path("soap/calculator", calculator, name="soap-calculator"),
     # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
     # Accept header's `version` parameter. The schema and its viewer come first.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -21,6 +22,10 @@ urlpatterns = [
     path("api/", include(api_routes, namespace="api-media-type")),
     path("docs/rels/<slug:rel>", rel_doc, name="rel-doc"),
     path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
+    # GraphQL: no cookie or session is read, so there is nothing for a cross-site request to
+    # ride on.
+    path("graphql", csrf_exempt(StarWarsGraphQLView.as_view()), name="graphql"),
+    path("soap/calculator", calculator, name="soap-calculator"),
 ]
 
 handler404 = "config.problems.not_found"

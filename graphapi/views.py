@@ -1,0 +1,235 @@
+"""The /graphql endpoint: GraphQL over HTTP on top of graphene-django's view.
+
+What this adds to graphene-django (see docs-notes/graphql.md):
+- `application/graphql-response+json` when the client prefers it, with the status codes of the
+  GraphQL-over-HTTP specification (400 for a document that does not parse or a request that
+  cannot run, 422 for one that fails validation); otherwise `application/json` with
+  graphene-django's codes (400 for any error outside a field, 200 otherwise);
+- 415 for a body that is neither JSON nor a GraphQL document, 413 for one over MAX_BODY_BYTES;
+- the token limit in the parser, the depth, aliases and introspection rules, the time budget;
+- GraphiQL for browsers, from static files of this site only;
+- no exception text from an unexpected fault in any response.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import render
+from graphene_django.views import GraphQLView, HttpError
+from graphql import (
+    ExecutionResult,
+    GraphQLError,
+    OperationType,
+    execute,
+    get_operation_ast,
+    parse,
+    validate,
+)
+
+from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext
+from graphapi.validation import validation_rules
+
+logger = logging.getLogger(__name__)
+
+GRAPHQL_RESPONSE = "application/graphql-response+json"
+JSON = "application/json"
+BODY_TYPES = ("application/json", "application/graphql")
+INTERNAL_ERROR = "Internal server error."
+DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
+
+# Directives that only a browser honours: GraphiQL may load scripts, styles and fonts from this
+# site alone; its styles and fonts are partly inline (data: URLs).
+GRAPHIQL_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "font-src 'self' data:; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+class Failure(enum.Enum):
+    """Where a request stopped before execution, which decides its status code."""
+
+    PARSE = "parse"
+    VALIDATION = "validation"
+    REQUEST = "request"
+
+
+def _error_response(status: int, message: str, headers: dict[str, str] | None = None) -> HttpError:
+    return HttpError(HttpResponse(status=status, headers=headers), message)
+
+
+class StarWarsGraphQLView(GraphQLView):
+    graphiql_template = "graphapi/graphiql.html"
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        setattr(request, STARTED_ATTRIBUTE, time.monotonic())
+        media_type = self.response_media_type(request)
+        try:
+            if request.method not in ("GET", "POST"):
+                raise HttpError(
+                    HttpResponseNotAllowed(["GET", "POST"]), "GraphQL accepts GET and POST only."
+                )
+            if request.method == "GET" and self.can_display_graphiql(request, {}):
+                return self.render_graphiql(request)
+            status, body = self.run(request, self.parse_body(request), media_type)
+        except HttpError as error:
+            response = error.response
+            response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
+            response["Content-Type"] = media_type
+            return self._negotiated(response)
+        return self._negotiated(
+            HttpResponse(self.json_encode(request, body), status=status, content_type=media_type)
+        )
+
+    @staticmethod
+    def response_media_type(request: HttpRequest) -> str:
+        """application/graphql-response+json when the client names it and prefers it to
+        application/json (by q-value, then by the client's order); application/json otherwise:
+        a missing Accept, */*, application/*, or an Accept we cannot satisfy, which the
+        GraphQL-over-HTTP specification lets a server answer in application/json, not 406."""
+        named = request.accepted_type(GRAPHQL_RESPONSE)
+        if named is None or named.sub_type == "*":
+            return JSON
+        return request.get_preferred_type([GRAPHQL_RESPONSE, JSON]) or JSON
+
+    @staticmethod
+    def _negotiated(response: HttpResponse) -> HttpResponse:
+        response["Vary"] = "Accept"
+        return response
+
+    def render_graphiql(self, request: HttpRequest, **data: Any) -> HttpResponse:
+        response = render(
+            request,
+            self.graphiql_template,
+            {"endpoint": request.path, "default_query": DEFAULT_QUERY},
+        )
+        response["Content-Security-Policy"] = GRAPHIQL_CSP
+        return self._negotiated(response)
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        if request.method != "POST":
+            return {}
+        content_type = self.get_content_type(request)
+        if content_type not in BODY_TYPES:
+            raise _error_response(
+                415,
+                "Send the request as application/json (or application/graphql), "
+                f"not {content_type or 'a body without Content-Type'}.",
+                {"Accept-Post": ", ".join(BODY_TYPES)},
+            )
+        try:
+            raw = request.body
+        except RequestDataTooBig:
+            raise _error_response(
+                413, f"The request body is larger than {settings.MAX_BODY_BYTES} bytes."
+            ) from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _error_response(400, "The request body is not UTF-8.") from None
+        if content_type == "application/graphql":
+            return {"query": text}
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):  # RecursionError: arrays nested 100,000 deep
+            raise _error_response(400, "The request body is not valid JSON.") from None
+        if not isinstance(data, dict):
+            raise _error_response(400, "The request body must be a JSON object.")
+        return data
+
+    def request_params(
+        self, request: HttpRequest, data: dict[str, Any]
+    ) -> tuple[str, dict[str, Any] | None, str | None]:
+        query, variables, operation_name, _ = self.get_graphql_params(request, data)
+        if not query:
+            raise _error_response(400, "Must provide query string.")
+        if not isinstance(query, str):
+            raise _error_response(400, "query must be a string.")
+        if variables is not None and not isinstance(variables, dict):
+            raise _error_response(400, "variables must be a JSON object.")
+        if operation_name is not None and not isinstance(operation_name, str):
+            raise _error_response(400, "operationName must be a string.")
+        return query, variables or None, operation_name
+
+    def run(
+        self, request: HttpRequest, data: dict[str, Any], media_type: str
+    ) -> tuple[int, dict[str, Any]]:
+        query, variables, operation_name = self.request_params(request, data)
+        result, failure = self.execute_document(request, query, variables, operation_name)
+        body: dict[str, Any] = {}
+        if result.errors:
+            body["errors"] = [self.format_error(error) for error in result.errors]
+        if media_type == GRAPHQL_RESPONSE:
+            if failure is None:
+                return 200, {"data": result.data, **body}
+            return (422 if failure is Failure.VALIDATION else 400), body
+        # graphene-django's codes: an error outside any field is a 400 without data.
+        if result.errors and any(not error.path for error in result.errors):
+            return 400, body
+        return 200, {"data": result.data, **body}
+
+    def execute_document(
+        self,
+        request: HttpRequest,
+        query: str,
+        variables: dict[str, Any] | None,
+        operation_name: str | None,
+    ) -> tuple[ExecutionResult, Failure | None]:
+        schema = self.schema.graphql_schema
+        try:
+            document = parse(query, max_tokens=settings.GRAPHQL_MAX_TOKENS)
+        except GraphQLError as error:
+            # The token limit is enforced here too: "Document contains more than N tokens."
+            return ExecutionResult(errors=[error]), Failure.PARSE
+
+        operation = get_operation_ast(document, operation_name)
+        if (
+            request.method == "GET"
+            and operation is not None
+            and operation.operation != OperationType.QUERY
+        ):
+            raise HttpError(
+                HttpResponseNotAllowed(["POST"]),
+                f"A {operation.operation.value} must be sent with POST.",
+            )
+
+        errors = validate(schema, document, validation_rules())
+        if errors:
+            return ExecutionResult(errors=errors), Failure.VALIDATION
+
+        result = execute(
+            schema,
+            document,
+            context_value=request,
+            variable_values=variables,
+            operation_name=operation_name,
+            execution_context_class=BudgetedExecutionContext,
+        )
+        # Errors raised before any field ran (variables that do not coerce, an operation that
+        # cannot be selected) leave no data and no path: the request could not run.
+        if result.data is None and result.errors and not any(e.path for e in result.errors):
+            return result, Failure.REQUEST
+        return result, None
+
+    @staticmethod
+    def format_error(error: Exception) -> dict[str, Any]:
+        if not isinstance(error, GraphQLError):
+            logger.error("GraphQL request failed", exc_info=error)
+            return {"message": INTERNAL_ERROR}
+        original = error.original_error
+        if original is not None and not isinstance(original, GraphQLError):
+            # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
+            logger.error("GraphQL resolver failed at %s", error.path, exc_info=original)
+            formatted = error.formatted
+            formatted["message"] = INTERNAL_ERROR
+            formatted.pop("extensions", None)
+            return formatted
+        return error.formatted
