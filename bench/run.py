@@ -366,6 +366,8 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
     for number in range(1, args.rounds + 1):
         for workload in runnable:
             started = time.monotonic()
+            server = servers[workload.server]
+            cpu_before = server.cpu_seconds()
             try:
                 result = run_wrk(
                     wrk,
@@ -378,11 +380,18 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                 workload.error = str(error)
                 continue
             finally:
-                servers[workload.server].settle()
+                server.settle()
+            # Includes what the requests still running when wrk stopped cost; settle() waited
+            # for them, so over a 5 s round the error is a request or two per connection.
+            cpu = server.cpu_seconds() - cpu_before
+            result["cpu_ms_per_request"] = (
+                cpu * 1000 / result["requests"] if result["requests"] else None
+            )
             workload.rounds.append(result)
             print(
                 f"round {number} {workload.key:32} {result['rps']:9.0f} req/s "
                 f"p50 {result['p50_ms']:7.2f} ms p99 {result['p99_ms']:7.2f} ms "
+                f"cpu {result['cpu_ms_per_request'] or 0:5.2f} ms/req "
                 f"errors {result['errors']} ({time.monotonic() - started:.0f} s)",
                 flush=True,
             )
