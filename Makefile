@@ -28,5 +28,20 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 
+# Production serving on loopback or behind a load balancer: DEBUG off, static files collected for
+# whitenoise, migrations applied, then gunicorn with config/gunicorn.conf.py. SECRET_KEY must come
+# from the environment: a generated key would change on every start and log everyone out.
+serve: $(VENV)/.installed
+	@test -n "$$SECRET_KEY" || { echo "make serve: set SECRET_KEY first, e.g." \
+		"export SECRET_KEY=\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" >&2; exit 2; }
+	DEBUG=false $(PY) manage.py collectstatic --noinput -v 0
+	DEBUG=false $(PY) manage.py migrate --noinput
+	DEBUG=false PORT=$(PORT) $(VENV)/bin/gunicorn -c config/gunicorn.conf.py config.wsgi
+
+# The benchmark (bench/README.md): service and baselines under gunicorn, load from wrk; about ten
+# minutes. BENCH_ARGS=--quick for a smoke run.
+bench: $(VENV)/.installed
+	$(PY) -m bench.run $(BENCH_ARGS)
+
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache bench/.work

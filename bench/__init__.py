@@ -1,0 +1,1 @@
+"""The benchmark harness (see bench/README.md); not part of the service."""

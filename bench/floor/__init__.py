@@ -1,0 +1,1 @@
+"""The *floor* baseline: plain Django function views over the service's own models and database."""
