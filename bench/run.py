@@ -97,21 +97,62 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
 
     postgres = prepare.postgres_reachable()
-    main_url = args.database_url or (
-        f"{prepare.DEFAULT_POSTGRES}/bench_main"
-        if postgres
-        else f"sqlite:///{work / 'bench.sqlite3'}"
-    )
-    if args.fresh and main_url.startswith("sqlite:"):
-        for suffix in ("", "-wal", "-shm"):
-            Path(main_url.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
-    if main_url.startswith("postgres"):
-        prepare.ensure_postgres_database(main_url, fresh=args.fresh)
+    main_url = _main_database(args, work, postgres=postgres)
     redis_url = args.redis_url if args.redis_url and prepare.redis_reachable(args.redis_url) else ""
     if args.redis_url and not redis_url:
         notes.append(f"Redis {args.redis_url} did not answer: local-memory cache")
+    common = _environment(args, redis_url)
+    main_env = {**common, "DATABASE_URL": main_url}
 
-    common = {
+    token, put_ids, read_id = _prepare_main(args, main_env, notes)
+    servers = _main_servers(main_env, common, notes)
+    scale_url = _prepare_scale(args, common, servers, notes) if postgres else None
+    if not postgres and not args.no_scale:
+        notes.append("scale run not possible: it needs PostgreSQL on 127.0.0.1:5432")
+    scale_total = args.scale_articles if scale_url else 0
+
+    workloads = _workloads(args, read_id, put_ids, token, scale_total, servers)
+    try:
+        _start(servers, work)
+        _start_limit(servers, workloads, work, common)
+        _probe(servers, workloads)
+        _measure(args, wrk, servers, workloads)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+    context = {
+        "started": started,
+        "mode": f"{'quick' if args.quick else 'full'}: {args.rounds} x {args.duration:.0f} s,"
+        f" {args.connections} connections",
+        "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
+        "cache": ("redis" if redis_url else "local memory")
+        + (", rate limits off" if args.no_rate_limit else ""),
+        "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
+        " config/gunicorn.conf.py",
+        "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
+        "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "notes": notes,
+    }
+    _write_results(report.build(workloads, servers), context)
+    return 0
+
+
+def _main_database(args: argparse.Namespace, work: Path, *, postgres: bool) -> str:
+    url = args.database_url or (
+        f"{prepare.DEFAULT_POSTGRES}/bench_main" if postgres else f"sqlite:///{work}/bench.sqlite3"
+    )
+    if args.fresh and url.startswith("sqlite:"):
+        for suffix in ("", "-wal", "-shm"):
+            Path(url.removeprefix("sqlite:///") + suffix).unlink(missing_ok=True)
+    if url.startswith("postgres"):
+        prepare.ensure_postgres_database(url, fresh=args.fresh)
+    return url
+
+
+def _environment(args: argparse.Namespace, redis_url: str) -> dict[str, str]:
+    """What every server gets: the service's production settings, and gunicorn's."""
+    return {
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),  # loopback only, new for every run
@@ -126,21 +167,29 @@ def main(argv: list[str] | None = None) -> int:
         "GUNICORN_GRACEFUL_TIMEOUT": "5",
         **({"GUNICORN_THREADS": str(args.threads)} if args.threads else {}),
     }
-    main_env = {**common, "DATABASE_URL": main_url}
 
-    print(f"preparing {_redact(main_url)} ({args.articles} articles)", flush=True)
-    notes.append(prepare.prepare_database(main_env, articles=args.articles))
-    prepare.manage(main_env, "collectstatic", "--noinput", "-v", "0")
-    starwars = prepare.load_starwars(main_env)
+
+def _prepare_main(
+    args: argparse.Namespace, env: dict[str, str], notes: list[str]
+) -> tuple[str, list[int], int]:
+    """Migrate, seed, collect static files, load Star Wars, get a token; which ids to use."""
+    print(f"preparing {_redact(env['DATABASE_URL'])} ({args.articles} articles)", flush=True)
+    notes.append(prepare.prepare_database(env, articles=args.articles))
+    prepare.manage(env, "collectstatic", "--noinput", "-v", "0")
+    starwars = prepare.load_starwars(env)
     if starwars:
         notes.append(f"load_starwars: {starwars}")
-    token, token_source = prepare.issue_token(main_env)
+    token, token_source = prepare.issue_token(env)
     notes.append(f"token from {token_source}")
-    ids = prepare.bench_article_ids(main_env, limit=args.connections + 1)
+    ids = prepare.bench_article_ids(env, limit=args.connections + 1)
     if len(ids) < args.connections + 1:
         raise prepare.SetupError(f"--articles must be at least {args.connections + 1}")
-    put_ids, read_id = ids[: args.connections], ids[-1]
+    return token, ids[: args.connections], ids[-1]
 
+
+def _main_servers(
+    main_env: dict[str, str], common: dict[str, str], notes: list[str]
+) -> dict[str, Server]:
     servers = {
         "service": Server("service", "config.wsgi:application", main_env, "/healthz"),
         "floor": Server(
@@ -152,71 +201,49 @@ def main(argv: list[str] | None = None) -> int:
         "soap_limit": Server("soap_limit", "bench.soap_limit:application", common, "/"),
     }
     try:
-        spyne_gunicorn = prepare.ensure_spyne_venv()
         servers["spyne"] = Server(
             "spyne",
             "bench.spyne_app:application",
             common,
             "/soap/calculator?FirstValue=0&SecondValue=0",
-            gunicorn=spyne_gunicorn,
+            gunicorn=prepare.ensure_spyne_venv(),
         )
     except (prepare.SetupError, subprocess.CalledProcessError) as error:
         notes.append(f"spyne baseline unavailable: {error}")
+    return servers
 
-    scale_total = 0
-    scale_url = None
-    if not args.no_scale and postgres:
-        scale_url = f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
-        prepare.ensure_postgres_database(scale_url, fresh=args.fresh)
-        scale_env = {**common, "DATABASE_URL": scale_url}
-        print(f"preparing {_redact(scale_url)} ({args.scale_articles:,} articles)", flush=True)
-        notes.append(prepare.prepare_database(scale_env, articles=args.scale_articles))
-        scale_total = args.scale_articles
-        servers["service_scale"] = Server(
-            "service_scale", "config.wsgi:application", scale_env, "/healthz"
-        )
-        servers["floor_scale"] = Server(
-            "floor_scale",
-            "bench.floor.wsgi:application",
-            {**scale_env, "DJANGO_SETTINGS_MODULE": "bench.floor.settings"},
-            "/",
-        )
-    elif not args.no_scale:
-        notes.append("scale run not possible: it needs PostgreSQL on 127.0.0.1:5432")
 
-    workloads = _workloads(args, read_id, put_ids, token, scale_total, servers)
-    try:
-        _start(servers, work)
-        _start_limit(servers, workloads, work, common)
-        _probe(servers, workloads)
-        _measure(args, wrk, servers, workloads)
-    finally:
-        for server in servers.values():
-            server.stop()
+def _prepare_scale(
+    args: argparse.Namespace, common: dict[str, str], servers: dict[str, Server], notes: list[str]
+) -> str | None:
+    """The 1,000,000-article database and its two servers; None when not asked for."""
+    if args.no_scale:
+        return None
+    url = f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
+    prepare.ensure_postgres_database(url, fresh=args.fresh)
+    env = {**common, "DATABASE_URL": url}
+    print(f"preparing {_redact(url)} ({args.scale_articles:,} articles)", flush=True)
+    notes.append(prepare.prepare_database(env, articles=args.scale_articles))
+    servers["service_scale"] = Server("service_scale", "config.wsgi:application", env, "/healthz")
+    servers["floor_scale"] = Server(
+        "floor_scale",
+        "bench.floor.wsgi:application",
+        {**env, "DJANGO_SETTINGS_MODULE": "bench.floor.settings"},
+        "/",
+    )
+    return url
 
-    result = report.build(workloads, servers)
-    context = {
-        "started": started,
-        "mode": f"{'quick' if args.quick else 'full'}: {args.rounds} x {args.duration:.0f} s,"
-        f" {args.connections} connections",
-        "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
-        "cache": ("redis" if redis_url else "local memory")
-        + (", rate limits off" if args.no_rate_limit else ""),
-        "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
-        " config/gunicorn.conf.py",
-        "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
-        "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
-        "notes": notes,
-    }
+
+def _write_results(result: dict, context: dict) -> None:
     table = report.markdown(result, context)
-    print("\n" + table + "\n".join(f"- {note}" for note in notes))
+    text = table + "\n" + "".join(f"- {note}\n" for note in context["notes"])
+    print("\n" + text)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = started.replace(":", "")
+    stamp = context["started"].replace(":", "")
     (RESULTS / f"{stamp}.json").write_text(json.dumps({"context": context, **result}, indent=1))
-    (RESULTS / f"{stamp}.md").write_text(table + "\n" + "\n".join(f"- {n}" for n in notes) + "\n")
-    (RESULTS / "latest.md").write_text(table + "\n" + "\n".join(f"- {n}" for n in notes) + "\n")
-    print(f"\nresults: {RESULTS / stamp}.json and .md")
-    return 0
+    (RESULTS / f"{stamp}.md").write_text(text)
+    (RESULTS / "latest.md").write_text(text)
+    print(f"results: {RESULTS / stamp}.json and .md")
 
 
 def _redact(url: str | None) -> str:
@@ -339,6 +366,8 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
     for number in range(1, args.rounds + 1):
         for workload in runnable:
             started = time.monotonic()
+            server = servers[workload.server]
+            cpu_before = server.cpu_seconds()
             try:
                 result = run_wrk(
                     wrk,
@@ -351,11 +380,18 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                 workload.error = str(error)
                 continue
             finally:
-                servers[workload.server].settle()
+                server.settle()
+            # Includes what the requests still running when wrk stopped cost; settle() waited
+            # for them, so over a 5 s round the error is a request or two per connection.
+            cpu = server.cpu_seconds() - cpu_before
+            result["cpu_ms_per_request"] = (
+                cpu * 1000 / result["requests"] if result["requests"] else None
+            )
             workload.rounds.append(result)
             print(
                 f"round {number} {workload.key:32} {result['rps']:9.0f} req/s "
                 f"p50 {result['p50_ms']:7.2f} ms p99 {result['p99_ms']:7.2f} ms "
+                f"cpu {result['cpu_ms_per_request'] or 0:5.2f} ms/req "
                 f"errors {result['errors']} ({time.monotonic() - started:.0f} s)",
                 flush=True,
             )

@@ -103,6 +103,10 @@ class Server:
         except OSError:
             return []
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the workers have used so far."""
+        return sum(process_cpu_seconds(pid) for pid in self.worker_pids())
+
     def record_memory(self) -> list[dict]:
         workers = [worker_memory(pid) for pid in self.worker_pids()]
         self.memory_by_round.append(workers)
@@ -118,6 +122,17 @@ class Server:
         except subprocess.TimeoutExpired:
             os.killpg(group, signal.SIGKILL)
             self.process.wait(timeout=5)
+
+
+def process_cpu_seconds(pid: int) -> float:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    # Fields after the command name (which may hold spaces): utime and stime are the 12th and
+    # 13th of them (proc(5) numbers them 14 and 15).
+    fields = stat.rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def worker_memory(pid: int) -> dict:

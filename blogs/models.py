@@ -8,7 +8,7 @@ from datetime import datetime
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Length, Trim
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
@@ -78,14 +78,23 @@ class Blog(models.Model):
         return self.title
 
     def save(self, *args, **kwargs) -> None:
-        # Every change of the blog itself is a new revision (its ETag); changes of its articles
-        # bump the revision through the article services.
-        if self.pk is not None:
-            self.revision += 1
-            self.updated_at = timezone.now()
-            if kwargs.get("update_fields") is not None:
-                kwargs["update_fields"] = {*kwargs["update_fields"], "revision", "updated_at"}
-        super().save(*args, **kwargs)
+        """Save an edit of the blog itself as a new revision (its ETag).
+
+        `article_count` and `revision` are counters the article services move with UPDATEs in
+        other transactions; an edit writes neither from this (possibly stale) instance: the
+        revision is bumped in the database and both are read back.
+        """
+        if self._state.adding:
+            super().save(*args, **kwargs)
+            return
+        fields = kwargs.pop("update_fields", None)
+        if fields is None:
+            fields = {field.name for field in self._meta.concrete_fields if not field.primary_key}
+        self.revision = F("revision") + 1
+        self.updated_at = timezone.now()
+        fields = (set(fields) - {"article_count"}) | {"revision", "updated_at"}
+        super().save(*args, update_fields=fields, **kwargs)
+        self.refresh_from_db(fields=["article_count", "revision"])
 
     def clean(self) -> None:
         if not self.title.strip():

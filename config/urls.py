@@ -22,7 +22,8 @@ urlpatterns = [
     path("api/", include(api_routes, namespace="api-media-type")),
     path("docs/rels/<slug:rel>", rel_doc, name="rel-doc"),
     path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
-    # No cookie or session is read, so there is nothing for a cross-site request to ride on.
+    # GraphQL: no cookie or session is read, so there is nothing for a cross-site request to
+    # ride on.
     path("graphql", csrf_exempt(StarWarsGraphQLView.as_view()), name="graphql"),
     path("soap/calculator", calculator, name="soap-calculator"),
 ]

@@ -128,3 +128,15 @@ def test_blog_revision_changes_when_the_blog_is_edited(blog):
     blog.title = "Renamed"
     blog.save()
     assert Blog.objects.get(pk=blog.pk).revision == before + 1
+
+
+def test_editing_a_stale_blog_instance_keeps_the_counters_the_services_moved(blog):
+    stale = Blog.objects.get(pk=blog.pk)
+    services.article_create(blog=blog, title="Meanwhile")
+    revision_after_create = Blog.objects.get(pk=blog.pk).revision
+    stale.description = "Edited in the admin from an old form"
+    stale.save()
+    stored = Blog.objects.get(pk=blog.pk)
+    assert stored.article_count == 1
+    assert stored.revision == revision_after_create + 1
+    assert (stale.article_count, stale.revision) == (1, stored.revision)
