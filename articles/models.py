@@ -4,11 +4,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Length, Trim
-from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
 
-from blogs.models import TITLE_MAX_LENGTH, Blog
+from blogs.models import TITLE_MAX_LENGTH, Blog, non_blank_text_constraints
 
 COMMENT_MAX_LENGTH = 10_000
 
@@ -72,13 +70,7 @@ class Article(models.Model):
             ),
         ]
         constraints = [
-            models.CheckConstraint(
-                condition=GreaterThan(Length(Trim("title")), 0), name="article_title_not_blank"
-            ),
-            models.CheckConstraint(
-                condition=LessThanOrEqual(Length("title"), TITLE_MAX_LENGTH),
-                name="article_title_max_length",
-            ),
+            *non_blank_text_constraints("article", "title", TITLE_MAX_LENGTH),
             models.CheckConstraint(condition=Q(version__gte=1), name="article_version_positive"),
         ]
 
@@ -108,15 +100,7 @@ class Comment(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["article", "id"], name="comment_article_id_idx")]
-        constraints = [
-            models.CheckConstraint(
-                condition=GreaterThan(Length(Trim("text")), 0), name="comment_text_not_blank"
-            ),
-            models.CheckConstraint(
-                condition=LessThanOrEqual(Length("text"), COMMENT_MAX_LENGTH),
-                name="comment_text_max_length",
-            ),
-        ]
+        constraints = non_blank_text_constraints("comment", "text", COMMENT_MAX_LENGTH)
 
     def __str__(self) -> str:
         return f"{self.author} on {self.article_id}: {self.text[:40]}"

@@ -16,6 +16,23 @@ from django.utils import timezone
 TITLE_MAX_LENGTH = 200
 
 
+def non_blank_text_constraints(model: str, field: str, max_length: int) -> list:
+    """Database checks that `field` is not blank and at most `max_length` characters long.
+
+    The model's own validation says the same earlier; these keep every other writer (raw SQL,
+    bulk updates, SQLite, which ignores varchar lengths) from storing what the API would refuse.
+    """
+    return [
+        models.CheckConstraint(
+            condition=GreaterThan(Length(Trim(field)), 0), name=f"{model}_{field}_not_blank"
+        ),
+        models.CheckConstraint(
+            condition=LessThanOrEqual(Length(field), max_length),
+            name=f"{model}_{field}_max_length",
+        ),
+    ]
+
+
 class BlogQuerySet(models.QuerySet):
     def writable(self) -> BlogQuerySet:
         return self.filter(archived=False)
@@ -64,15 +81,7 @@ class Blog(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [
-            models.CheckConstraint(
-                condition=GreaterThan(Length(Trim("title")), 0), name="blog_title_not_blank"
-            ),
-            models.CheckConstraint(
-                condition=LessThanOrEqual(Length("title"), TITLE_MAX_LENGTH),
-                name="blog_title_max_length",
-            ),
-        ]
+        constraints = non_blank_text_constraints("blog", "title", TITLE_MAX_LENGTH)
 
     def __str__(self) -> str:
         return self.title
