@@ -99,3 +99,18 @@ def test_bodies_that_are_not_xml_are_sender_faults(client, payload, media_type):
         HTTP_SOAPACTION=f'"{settings.SOAP_NAMESPACE}/AddValuesMessage"',
     )
     assert_not_a_server_fault(response, media_type, payload)
+
+
+@given(
+    parameters=st.dictionaries(
+        st.sampled_from(["FirstValue", "SecondValue", "firstValue", "wsdl", "Other"]),
+        values,
+        max_size=4,
+    )
+)
+def test_generated_get_invocations_never_cause_a_server_fault(client, parameters):
+    response = client.get("/soap/calculator", parameters, HTTP_ACCEPT="application/soap+xml")
+    if response["Content-Type"].startswith("application/soap+xml"):
+        assert_not_a_server_fault(response, "application/soap+xml", repr(parameters).encode())
+    else:  # ?wsdl and friends answer the service description, or the help page
+        assert response.status_code == 200, (parameters, response.status_code)

@@ -108,3 +108,35 @@ def test_gunicorn_and_the_service_refuse_oversized_requests_with_a_4xx(start_ser
     status = raw_exchange(server.port, request_bytes)
     assert 400 <= status < 500, status
     assert server.request("GET", "/healthz").status == 200
+
+
+DEEP = 100_000  # far past Python's recursion limit, well under MAX_BODY_BYTES
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * DEEP + "]" * DEEP,
+        '{"title": "deep", "content": ' + '{"a": ' * DEEP + "1" + "}" * DEEP + "}",
+    ],
+    ids=["nested-arrays", "nested-objects-in-a-field"],
+)
+def test_deeply_nested_json_is_a_400_on_the_api_and_nothing_is_written(
+    client, blog, alice, token_for, body
+):
+    response = client.post(
+        f"{API}/blogs/{blog.pk}/articles",
+        data=body,
+        content_type="application/json",
+        HTTP_X_ACCESS_TOKEN=token_for(alice),
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/problem+json")
+    assert not Article.objects.exists()
+
+
+def test_deeply_nested_json_variables_are_a_400_on_graphql(client, db):
+    body = '{"query": "{ hello }", "variables": ' + "[" * DEEP + "]" * DEEP + "}"
+    response = client.post("/graphql", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert "errors" in response.json()
