@@ -22,6 +22,13 @@ from graphql import (
     specified_rules,
 )
 from graphql.validation import NoSchemaIntrospectionCustomRule
+from graphql.validation.validate import ValidationAbortedError
+
+# graphql-core gives up on documents whose validation would cost it too much work (repeated
+# fields to compare, fragments nested hundreds deep) with a bare "Validation aborted.".
+VALIDATION_WORK_REFUSAL = (
+    "The document exceeds the validation work limit: too many fields or fragments to compare."
+)
 
 # Introspection (the explorer's schema query nests ofType about ten levels) is bounded by the
 # token limit and the time budget instead, and is turned off as a whole by a setting.
@@ -119,3 +126,13 @@ def validation_rules() -> list[type[ValidationRule]]:
         # Refuses __schema and __type only; __typename stays available.
         rules.append(NoSchemaIntrospectionCustomRule)
     return rules
+
+
+def name_the_limits(errors: list[GraphQLError]) -> list[GraphQLError]:
+    """graphql-core's own work limit refuses without naming itself; every refusal names one."""
+    return [
+        GraphQLError(VALIDATION_WORK_REFUSAL)
+        if isinstance(error, ValidationAbortedError)
+        else error
+        for error in errors
+    ]

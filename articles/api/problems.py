@@ -11,7 +11,7 @@ import logging
 import sqlite3
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.db import DatabaseError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from rest_framework import exceptions, status
@@ -134,6 +134,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
         exc = exceptions.NotFound("No such resource.")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, (BadRequest, SuspiciousOperation)):
+        # Django's own refusals of a request, e.g. more query parameters than
+        # DATA_UPLOAD_MAX_NUMBER_FIELDS: the client's fault, never a 500.
+        logger.warning("bad request (request_id=%s): %s", _request_id(request), type(exc).__name__)
+        exc = exceptions.ParseError("The request is malformed or exceeds a limit of the server.")
     if isinstance(exc, exceptions.APIException):
         return _api_exception_response(request, exc)
     for error_class, (code, slug, detail) in _DOMAIN_ERRORS.items():

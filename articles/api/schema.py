@@ -57,7 +57,9 @@ COMPONENTS: dict[str, Any] = {
         "description": "A HAL link object; never a bare string, never null.",
         "required": ["href"],
         "properties": {
-            "href": {"type": "string", "format": "uri"},
+            # An absolute URI, or an RFC 6570 template when `templated` is true, which is not a
+            # URI ("{?pageIndex,pageSize}"): no `format: uri` here.
+            "href": {"type": "string", "description": "absolute URI, or URI template"},
             "templated": {"type": "boolean", "enum": [True]},
             "title": {"type": "string"},
         },

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
+from graphapi.validation import VALIDATION_WORK_REFUSAL
 from tests.graphql.conftest import GRAPHQL_RESPONSE
 
 pytestmark = pytest.mark.usefixtures("starwars")
@@ -174,4 +175,11 @@ def test_a_long_chain_of_fragments_runs(gql):
 def test_fragments_nested_past_what_validation_can_follow_are_refused_not_crashed(gql):
     response = gql.post(fragment_chain(600), accept=GRAPHQL_RESPONSE)
     assert response.status_code == 422, response.content
-    assert response.json()["errors"] == [{"message": "Validation aborted."}]
+    assert response.json()["errors"] == [{"message": VALIDATION_WORK_REFUSAL}]
+
+
+def test_thousands_of_repeated_fields_are_refused_naming_the_work_limit(gql):
+    # Under the token limit, but comparing every pair of the 3,000 fields is graphql-core's
+    # own, otherwise unnamed, validation work limit.
+    document = "{ " + " ".join(["hello"] * 3000) + " }"
+    assert refusal(gql, document) == VALIDATION_WORK_REFUSAL
