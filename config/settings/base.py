@@ -56,11 +56,11 @@ MIDDLEWARE = [
     "config.middleware.ApiBodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "config.cookie_middleware.HtmlSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "config.cookie_middleware.HtmlCsrfViewMiddleware",
+    "config.cookie_middleware.HtmlAuthenticationMiddleware",
+    "config.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
