@@ -52,14 +52,26 @@ def parse_rate(rate: str) -> tuple[int, int]:
 
 
 def _count_hit(key: str, window: int) -> int:
-    # `add` only creates the counter (atomically); `incr` then counts (atomically). The extra
-    # second of lifetime keeps the key alive until its window has surely ended.
-    cache.add(key, 0, timeout=window + 1)
+    # `incr` counts atomically. Only a window's first hit finds no counter: `add` creates it
+    # (atomically; of processes racing to create it, one wins and the others count with `incr`).
+    # The extra second of lifetime keeps the key alive until its window has surely ended.
+    # Trying `incr` first makes the usual hit one cache round trip instead of two.
     try:
         return cache.incr(key)
-    except ValueError:  # expired between add and incr: this hit opens a new counter
-        cache.add(key, 1, timeout=window + 1)
-        return 1
+    except ValueError:
+        if cache.add(key, 1, timeout=window + 1):
+            return 1
+        return cache.incr(key)
+
+
+def _window_start(key: str, now: float, window: int) -> float:
+    # Read first: the start exists for all but a window's first hit. Of several processes
+    # opening the window at once, one `add` wins and all read its start.
+    started = cache.get(key)
+    if started is None:
+        cache.add(key, now, timeout=window)
+        started = cache.get(key, now)
+    return started
 
 
 class FixedWindowThrottle(BaseThrottle):
@@ -79,9 +91,7 @@ class FixedWindowThrottle(BaseThrottle):
         key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}"
         now = time.time()
         try:
-            # Of several processes opening the window at once, one start wins and all use it.
-            cache.add(f"{key}:start", now, timeout=window)
-            started = cache.get(f"{key}:start", now)
+            started = _window_start(f"{key}:start", now, window)
             hits = _count_hit(f"{key}:{started}", window)
         except Exception:  # the cache is down: serve without a limit (see the module docstring)
             logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
