@@ -175,3 +175,17 @@ def test_fragments_nested_past_what_validation_can_follow_are_refused_not_crashe
     response = gql.post(fragment_chain(600), accept=GRAPHQL_RESPONSE)
     assert response.status_code == 422, response.content
     assert response.json()["errors"] == [{"message": "Validation aborted."}]
+
+
+def test_a_document_answered_before_is_checked_against_a_lowered_limit(gql):
+    document = "{ person(id: 1) { friends { friends { name } } } }"
+    assert gql.data(document)["person"]["friends"]
+    assert gql.data(document)["person"]["friends"]  # the second time from the kept document
+
+    with override_settings(GRAPHQL_MAX_DEPTH=3):
+        assert "depth limit is 3" in refusal(gql, document)
+    introspection = "{ __schema { queryType { name } } }"
+    assert gql.data(introspection)["__schema"]["queryType"]["name"] == "Query"
+    with override_settings(GRAPHQL_INTROSPECTION=False):
+        assert "introspection" in refusal(gql, introspection, single=False)
+    assert gql.data(document)["person"]["friends"]
