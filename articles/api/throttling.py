@@ -6,6 +6,10 @@ counts when two processes race. Here each limit is a fixed window counted with `
 server processes share one exact limit. A window opens with a client's first request (its start
 is stored with `cache.add`, so every process agrees on it) and lasts the rate's period.
 
+On Redis (django-redis) the same window is one Lua script, run atomically by the server: one
+round trip per request instead of two (a hash holds the window's start and its hit count, and
+expires with the window). Rate limiting was a fifth of a GET article's time in the worker.
+
 If the cache cannot be reached, requests are served without a limit (and a warning is logged):
 a rate limit protects the service, it must not become the reason the service is down.
 
@@ -74,6 +78,33 @@ def _window_start(key: str, now: float, window: int) -> float:
     return started
 
 
+_REDIS_WINDOW = """
+local started = redis.call('HGET', KEYS[1], 'start')
+if not started then
+    started = ARGV[1]
+    redis.call('HSET', KEYS[1], 'start', started)
+    redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
+return {started, redis.call('HINCRBY', KEYS[1], 'hits', 1)}
+"""
+
+
+def _redis_client() -> Any | None:
+    """The raw Redis client when the cache is django-redis, else None."""
+    get_client = getattr(getattr(cache, "client", None), "get_client", None)
+    return get_client(write=True) if get_client is not None else None
+
+
+def _hit(key: str, now: float, window: int) -> tuple[float, int]:
+    """(start of the window, hits in it including this one)."""
+    client = _redis_client()
+    if client is not None:
+        started, hits = client.eval(_REDIS_WINDOW, 1, cache.make_key(key), repr(now), window)
+        return float(started), int(hits)
+    started = _window_start(f"{key}:start", now, window)
+    return started, _count_hit(f"{key}:{started}", window)
+
+
 class FixedWindowThrottle(BaseThrottle):
     policy = ""
     rate_setting = ""
@@ -91,8 +122,7 @@ class FixedWindowThrottle(BaseThrottle):
         key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}"
         now = time.time()
         try:
-            started = _window_start(f"{key}:start", now, window)
-            hits = _count_hit(f"{key}:{started}", window)
+            started, hits = _hit(key, now, window)
         except Exception:  # the cache is down: serve without a limit (see the module docstring)
             logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
             return True
