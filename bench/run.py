@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
         "cache": ("redis" if redis_url else "local memory")
         + (", rate limits off" if args.no_rate_limit else ""),
-        "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
+        "gunicorn": f"{os.environ.get('GUNICORN_WORKER_CLASS') or 'gthread'},"
+        f" {args.workers} workers x {args.threads or 'default'} threads,"
         " config/gunicorn.conf.py",
         "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
         "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
