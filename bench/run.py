@@ -271,6 +271,17 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Work
                 page_get(server, 10, 1, group="scale", total=scale_total),
                 page_get(server, 10, last, group="scale", total=scale_total, name="page_last_10"),
             ]
+        # Paging walks the index from the nearer end, so the middle page is the service's worst.
+        workloads.append(
+            page_get(
+                "service_scale",
+                10,
+                (last + 1) // 2,
+                group="scale",
+                total=scale_total,
+                name="page_middle_10",
+            )
+        )
         workloads.append(
             total_articles(
                 "service_scale",
