@@ -86,6 +86,23 @@ def blogs_seed_for_bench(*, articles: int) -> SeedResult:
     return SeedResult(added=added, removed=removed + emptied, live=articles, changed=changed)
 
 
+def articles_vacuum_for_bench() -> bool:
+    """VACUUM (ANALYZE) the articles table on PostgreSQL; False where it cannot run.
+
+    Paging reads a page's ids from the partial (blog_id, id) index; that scan skips the entries
+    before the page without touching the table only where the visibility map says the pages are
+    all-visible, and only VACUUM sets it. Rows just written by COPY have none: the middle page of
+    the 1,000,000-article blog then read 500,000 rows from the table (about 120 ms alone, 400 ms
+    under load). Autovacuum would get there in time; the benchmark must not depend on when.
+    VACUUM cannot run inside a transaction (a test's, for instance): it is then skipped.
+    """
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM (ANALYZE) {Article._meta.db_table}")
+    return True
+
+
 def _author():
     user, created = get_user_model().objects.get_or_create(username=AUTHOR_USERNAME)
     if created:

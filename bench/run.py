@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         "database": _redact(main_url) + (f" (scale: {_redact(scale_url)})" if scale_url else ""),
         "cache": ("redis" if redis_url else "local memory")
         + (", rate limits off" if args.no_rate_limit else ""),
-        "gunicorn": f"gthread, {args.workers} workers x {args.threads or 'default'} threads,"
+        "gunicorn": f"{os.environ.get('GUNICORN_WORKER_CLASS') or 'gthread'},"
+        f" {args.workers} workers x {args.threads or 'default'} threads,"
         " config/gunicorn.conf.py",
         "wrk": subprocess.run([wrk, "-v"], capture_output=True, text=True).stdout.split(" [")[0],
         "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
@@ -270,6 +271,17 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Work
                 page_get(server, 10, 1, group="scale", total=scale_total),
                 page_get(server, 10, last, group="scale", total=scale_total, name="page_last_10"),
             ]
+        # Paging walks the index from the nearer end, so the middle page is the service's worst.
+        workloads.append(
+            page_get(
+                "service_scale",
+                10,
+                (last + 1) // 2,
+                group="scale",
+                total=scale_total,
+                name="page_middle_10",
+            )
+        )
         workloads.append(
             total_articles(
                 "service_scale",

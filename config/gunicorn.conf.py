@@ -21,9 +21,13 @@ bind = [env_str("BIND") or f"127.0.0.1:{env_int('PORT', 8000, minimum=1)}"]
 # gthread: keep-alive connections from a load balancer or client are served, and a slow client
 # holds one thread rather than a whole process. Python code runs under the GIL, so the threads
 # mostly overlap database and network waits; processes give the CPU parallelism.
-worker_class = "gthread"
+# GUNICORN_WORKER_CLASS=sync is for measuring the alternative (docs-notes/perf.md).
+worker_class = env_str("GUNICORN_WORKER_CLASS") or "gthread"
+if worker_class not in ("gthread", "sync"):
+    raise ValueError(f"GUNICORN_WORKER_CLASS must be gthread or sync, not {worker_class!r}")
 workers = env_int("WEB_CONCURRENCY", 2 * (os.cpu_count() or 1), minimum=1)
-threads = env_int("GUNICORN_THREADS", 2, minimum=1)
+# gunicorn silently runs gthread for "sync" with more than one thread: sync means one.
+threads = 1 if worker_class == "sync" else env_int("GUNICORN_THREADS", 2, minimum=1)
 
 # Load Django once in the master: start-up errors stop the master before any worker forks, and
 # the workers share the imported code (copy-on-write), which keeps each one's memory small.

@@ -25,17 +25,16 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import render
 from graphene_django.views import GraphQLView, HttpError
 from graphql import (
+    DocumentNode,
     ExecutionResult,
     GraphQLError,
     OperationType,
     execute,
     get_operation_ast,
-    parse,
-    validate,
 )
 
+from graphapi.documents import InvalidDocument, valid_document
 from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext
-from graphapi.validation import name_the_limits, validation_rules
 
 logger = logging.getLogger(__name__)
 
@@ -174,30 +173,17 @@ class StarWarsGraphQLView(GraphQLView):
         variables: dict[str, Any] | None,
         operation_name: str | None,
     ) -> tuple[ExecutionResult, Failure | None]:
-        schema = self.schema.graphql_schema
         try:
-            document = parse(query, max_tokens=settings.GRAPHQL_MAX_TOKENS)
-        except GraphQLError as error:
-            # The token limit is enforced here too: "Document contains more than N tokens."
-            return ExecutionResult(errors=[error]), Failure.PARSE
-
-        operation = get_operation_ast(document, operation_name)
-        if (
-            request.method == "GET"
-            and operation is not None
-            and operation.operation != OperationType.QUERY
-        ):
-            raise HttpError(
-                HttpResponseNotAllowed(["POST"]),
-                f"A {operation.operation.value} must be sent with POST.",
-            )
-
-        errors = name_the_limits(validate(schema, document, validation_rules()))
-        if errors:
-            return ExecutionResult(errors=errors), Failure.VALIDATION
+            document = valid_document(self.schema.graphql_schema, query)
+        except InvalidDocument as refused:
+            if refused.document is None:
+                return ExecutionResult(errors=refused.errors), Failure.PARSE
+            self._refuse_mutation_over_get(request, refused.document, operation_name)
+            return ExecutionResult(errors=refused.errors), Failure.VALIDATION
+        self._refuse_mutation_over_get(request, document, operation_name)
 
         result = execute(
-            schema,
+            self.schema.graphql_schema,
             document,
             context_value=request,
             variable_values=variables,
@@ -209,6 +195,21 @@ class StarWarsGraphQLView(GraphQLView):
         if result.data is None and result.errors and not any(e.path for e in result.errors):
             return result, Failure.REQUEST
         return result, None
+
+    @staticmethod
+    def _refuse_mutation_over_get(
+        request: HttpRequest, document: DocumentNode, operation_name: str | None
+    ) -> None:
+        operation = get_operation_ast(document, operation_name)
+        if (
+            request.method == "GET"
+            and operation is not None
+            and operation.operation != OperationType.QUERY
+        ):
+            raise HttpError(
+                HttpResponseNotAllowed(["POST"]),
+                f"A {operation.operation.value} must be sent with POST.",
+            )
 
     @staticmethod
     def format_error(error: Exception) -> dict[str, Any]:

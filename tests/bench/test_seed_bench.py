@@ -7,6 +7,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from articles import services as article_services
 from articles.models import Article
@@ -154,3 +155,21 @@ def test_a_negative_number_is_refused_and_nothing_is_written():
 
     assert not Blog.objects.exists()
     assert not User.objects.filter(username="alice").exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="VACUUM is PostgreSQL's")
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_the_seeded_table_is_vacuumed_so_paging_scans_only_the_index():
+    assert "table vacuumed" in seed(300)
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relallvisible, relpages FROM pg_class WHERE relname = %s",
+            [Article._meta.db_table],
+        )
+        all_visible, pages = cursor.fetchone()
+    assert pages > 0 and all_visible == pages
+
+
+def test_inside_a_transaction_the_vacuum_is_skipped_not_failed():
+    assert "table vacuumed" not in seed(3)

@@ -183,3 +183,17 @@ def test_thousands_of_repeated_fields_are_refused_naming_the_work_limit(gql):
     # own, otherwise unnamed, validation work limit.
     document = "{ " + " ".join(["hello"] * 3000) + " }"
     assert refusal(gql, document) == VALIDATION_WORK_REFUSAL
+
+
+def test_a_document_answered_before_is_checked_against_a_lowered_limit(gql):
+    document = "{ person(id: 1) { friends { friends { name } } } }"
+    assert gql.data(document)["person"]["friends"]
+    assert gql.data(document)["person"]["friends"]  # the second time from the kept document
+
+    with override_settings(GRAPHQL_MAX_DEPTH=3):
+        assert "depth limit is 3" in refusal(gql, document)
+    introspection = "{ __schema { queryType { name } } }"
+    assert gql.data(introspection)["__schema"]["queryType"]["name"] == "Query"
+    with override_settings(GRAPHQL_INTROSPECTION=False):
+        assert "introspection" in refusal(gql, introspection, single=False)
+    assert gql.data(document)["person"]["friends"]

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
-from articles.api.base import ApiView, get_article, get_blog
+from articles.api.base import ApiView, get_article, get_blog, get_blog_article
 from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
@@ -138,7 +138,7 @@ class ArticleListView(ApiView):
 class ArticleView(ApiView):
     @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
-        article = get_article(get_blog(blog_id), article_id)
+        article = get_blog_article(blog_id, article_id)
         if (not_modified := evaluate(request, article_validators(article))) is not None:
             return not_modified
         return article_response(request, article)

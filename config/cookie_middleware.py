@@ -1,0 +1,67 @@
+"""Django's cookie-based middlewares (sessions, CSRF, auth, messages), skipped on the machine
+surfaces.
+
+The REST API, GraphQL, SOAP and /healthz authenticate by header (X-Access-Token) or not at all,
+and never read or set a cookie. Sessions, the CSRF check, `request.user` from the session and
+flash messages exist for the cookie-based HTML pages (the admin); on the machine surfaces they
+did nothing but cost time: about a third of a SOAP request's CPU (messages alone build a signed
+cookie storage on every request). CSRF protects requests that carry an ambient credential, a
+cookie; without the session middleware there is none on these paths.
+
+Each class subclasses the Django middleware it stands for, so Django's checks that look for
+"a subclass of SessionMiddleware" and so on still find them, and the HTML pages get exactly
+Django's behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
+
+# Path prefixes (of PATH_INFO, as URLs are resolved) served without cookies.
+MACHINE_PATH_PREFIXES = ("/api/", "/graphql", "/soap/", "/healthz")
+
+
+def is_machine_path(path_info: str) -> bool:
+    return path_info.startswith(MACHINE_PATH_PREFIXES)
+
+
+class _SkippedOnMachinePaths:
+    get_response: Callable[[HttpRequest], HttpResponse]
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if is_machine_path(request.path_info):
+            return self.get_response(request)
+        return super().__call__(request)  # type: ignore[misc]
+
+
+class HtmlSessionMiddleware(_SkippedOnMachinePaths, SessionMiddleware):
+    pass
+
+
+class HtmlCsrfViewMiddleware(_SkippedOnMachinePaths, CsrfViewMiddleware):
+    def process_view(
+        self,
+        request: HttpRequest,
+        callback: Callable[..., Any],
+        callback_args: tuple[Any, ...],
+        callback_kwargs: dict[str, Any],
+    ) -> HttpResponse | None:
+        # The handler calls process_view hooks itself, outside __call__.
+        if is_machine_path(request.path_info):
+            return None
+        return super().process_view(request, callback, callback_args, callback_kwargs)
+
+
+class HtmlAuthenticationMiddleware(_SkippedOnMachinePaths, AuthenticationMiddleware):
+    pass
+
+
+class HtmlMessageMiddleware(_SkippedOnMachinePaths, MessageMiddleware):
+    pass

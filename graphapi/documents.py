@@ -1,0 +1,65 @@
+"""Parsed and validated documents, kept per process for the documents clients repeat.
+
+Parsing and validating a document is about a quarter of the CPU of a typical query (graphql-core
+walks the whole tree once per validation rule), and clients send the same few documents again
+and again. A document that parses and passes validation is kept, keyed by its text and by the
+settings the rules read, so a changed limit never answers from an old verdict. Refused documents
+are not kept (an attacker's variations must not fill the cache), and only short ones are: the
+cache holds at most _CACHED_DOCUMENTS documents of at most _CACHEABLE_LENGTH characters, a few
+megabytes at worst.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from django.conf import settings
+from graphql import DocumentNode, GraphQLError, GraphQLSchema, parse, validate
+
+from graphapi.validation import name_the_limits, validation_rules
+
+_CACHED_DOCUMENTS = 64
+_CACHEABLE_LENGTH = 2000
+
+
+class InvalidDocument(Exception):
+    """The document did not parse (`document` is None) or failed validation."""
+
+    def __init__(self, errors: list[GraphQLError], document: DocumentNode | None) -> None:
+        super().__init__(errors)
+        self.errors = errors
+        self.document = document
+
+
+def valid_document(schema: GraphQLSchema, query: str) -> DocumentNode:
+    """The parsed document, if it parses and passes validation; InvalidDocument otherwise."""
+    if len(query) > _CACHEABLE_LENGTH:
+        return _parse_and_validate(schema, query, _rule_settings())
+    return _cached(schema, query, _rule_settings())
+
+
+def _rule_settings() -> tuple[object, ...]:
+    return (
+        settings.GRAPHQL_MAX_TOKENS,
+        settings.GRAPHQL_MAX_DEPTH,
+        settings.GRAPHQL_MAX_ALIASES,
+        settings.GRAPHQL_INTROSPECTION,
+    )
+
+
+def _parse_and_validate(
+    schema: GraphQLSchema, query: str, rule_settings: tuple[object, ...]
+) -> DocumentNode:
+    try:
+        # The token limit is enforced here too: "Document contains more than N tokens."
+        document = parse(query, max_tokens=settings.GRAPHQL_MAX_TOKENS)
+    except GraphQLError as error:
+        raise InvalidDocument([error], None) from None
+    errors = name_the_limits(validate(schema, document, validation_rules()))
+    if errors:
+        raise InvalidDocument(errors, document)
+    return document
+
+
+# lru_cache keeps only what returned: refused documents raise and are not cached.
+_cached = lru_cache(maxsize=_CACHED_DOCUMENTS)(_parse_and_validate)
