@@ -1,5 +1,5 @@
-"""Django's cookie-based middlewares (sessions, CSRF, auth, messages), skipped on the machine
-surfaces.
+"""Django's cookie-based middlewares (sessions, auth, messages), skipped on the machine
+surfaces. (CSRF stays Django's own class: the machine views are csrf_exempt.)
 
 The REST API, GraphQL, SOAP and /healthz authenticate by header (X-Access-Token) or not at all,
 and never read or set a cookie. Sessions, the CSRF check, `request.user` from the session and
@@ -16,13 +16,11 @@ Django's behaviour.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
-from django.middleware.csrf import CsrfViewMiddleware
 
 # Path prefixes (of PATH_INFO, as URLs are resolved) served without cookies.
 MACHINE_PATH_PREFIXES = ("/api/", "/graphql", "/soap/", "/healthz")
@@ -43,20 +41,6 @@ class _SkippedOnMachinePaths:
 
 class HtmlSessionMiddleware(_SkippedOnMachinePaths, SessionMiddleware):
     pass
-
-
-class HtmlCsrfViewMiddleware(_SkippedOnMachinePaths, CsrfViewMiddleware):
-    def process_view(
-        self,
-        request: HttpRequest,
-        callback: Callable[..., Any],
-        callback_args: tuple[Any, ...],
-        callback_kwargs: dict[str, Any],
-    ) -> HttpResponse | None:
-        # The handler calls process_view hooks itself, outside __call__.
-        if is_machine_path(request.path_info):
-            return None
-        return super().process_view(request, callback, callback_args, callback_kwargs)
 
 
 class HtmlAuthenticationMiddleware(_SkippedOnMachinePaths, AuthenticationMiddleware):

@@ -12,7 +12,7 @@ becomes the same response), around the view called directly:
   501 check, SecurityMiddleware, CommonMiddleware (host validation, Content-Length) and
   XFrameOptionsMiddleware, in settings.MIDDLEWARE's order;
 - left out are only the middlewares that never act on a machine path: whitenoise (serves
-  STATIC_URL) and the cookie-based four of config.cookie_middleware, which skip these paths;
+  STATIC_URL) and the cookie-based three of config.cookie_middleware, which skip these paths;
 - there is no URL resolution (the route is one exact path), no request_started signal (it
   resets the query log and closes stale database connections; the SOAP view uses neither, and
   request_finished, sent when the response is closed, still does the same), and 4xx/5xx are
@@ -46,7 +46,6 @@ NOT_ON_MACHINE_PATHS = frozenset(
     {
         "whitenoise.middleware.WhiteNoiseMiddleware",
         "config.cookie_middleware.HtmlSessionMiddleware",
-        "config.cookie_middleware.HtmlCsrfViewMiddleware",
         "config.cookie_middleware.HtmlAuthenticationMiddleware",
         "config.cookie_middleware.HtmlMessageMiddleware",
     }
