@@ -68,7 +68,7 @@ MIDDLEWARE = [
     "config.cookie_middleware.HtmlAuthenticationMiddleware",
     "config.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "config.csp.CSPMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 response.
     "axes.middleware.AxesMiddleware",
 ]
