@@ -11,6 +11,7 @@ from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from articles import selectors
 from articles.api.authentication import AccessTokenAuthentication
 from articles.api.negotiation import (
     BrowsableHalRenderer,
@@ -69,15 +70,23 @@ def get_article(blog: Blog, article_id: int) -> Article:
     return _live(article, blog)
 
 
+def get_blog_for_reading(blog_id: int) -> Blog:
+    """The blog with what a page of its articles needs (selectors.blog_for_reading), or 404."""
+    blog = selectors.blog_for_reading(blog_id=blog_id)
+    if blog is None:
+        raise Http404("No Blog matches the given query.")
+    return blog
+
+
 def get_blog_article(blog_id: int, article_id: int) -> Article:
     """get_article(get_blog(blog_id), article_id) in one query (the blog joined) for reads.
 
     When no row comes back the blog is looked up on its own, so a missing blog is still the
     blog's 404 and a missing article the article's.
     """
-    article = Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id).first()
+    article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
     if article is None:
-        get_blog(blog_id)
+        get_blog_for_reading(blog_id)
         raise Http404("No Article matches the given query.")
     return _live(article, article.blog)
 
