@@ -27,6 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -42,6 +43,7 @@ class RateLimitState:
     window: int
     remaining: int
     reset: int
+    exceeded: bool = False
 
     def headers(self) -> dict[str, str]:
         return {
@@ -105,6 +107,43 @@ def _hit(key: str, now: float, window: int) -> tuple[float, int]:
     return started, _count_hit(f"{key}:{started}", window)
 
 
+def count_request(
+    request: HttpRequest, policy: str, rate: str, ident: str
+) -> RateLimitState | None:
+    """Counts `request` against `policy` for `ident`, once per request: the state is kept on the
+    request (the response's RateLimit headers come from it) and a second call returns it.
+
+    None when limits are off, or when the cache cannot be reached (see the module docstring).
+    """
+    state = getattr(request, "rate_limit", None)
+    if state is not None and state.policy == policy:
+        return state
+    if not settings.RATE_LIMIT_ENABLED:
+        return None
+    quota, window = parse_rate(rate)
+    key = f"ratelimit:{policy}:{ident}:{window}"
+    now = time.time()
+    try:
+        started, hits = _hit(key, now, window)
+    except Exception:  # the cache is down: serve without a limit (see the module docstring)
+        logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
+        return None
+    reset = max(1, math.ceil(started + window - now))
+    state = RateLimitState(policy, quota, window, max(0, quota - hits), reset, hits > quota)
+    request.rate_limit = state
+    return state
+
+
+def count_read(request: HttpRequest) -> RateLimitState | None:
+    """The read limit, per client address (what ReadRateThrottle counts)."""
+    return count_request(request, "read", settings.RATE_LIMIT_READ, _client_ident(request))
+
+
+def _client_ident(request: HttpRequest) -> str:
+    # REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed.
+    return BaseThrottle().get_ident(request) or "unknown"
+
+
 class FixedWindowThrottle(BaseThrottle):
     policy = ""
     rate_setting = ""
@@ -116,20 +155,11 @@ class FixedWindowThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request: Request, view: Any) -> bool:
-        if not settings.RATE_LIMIT_ENABLED or not self.applies_to(request):
+        if not self.applies_to(request):
             return True
-        quota, window = parse_rate(getattr(settings, self.rate_setting))
-        key = f"ratelimit:{self.policy}:{self.ident(request)}:{window}"
-        now = time.time()
-        try:
-            started, hits = _hit(key, now, window)
-        except Exception:  # the cache is down: serve without a limit (see the module docstring)
-            logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
-            return True
-        reset = max(1, math.ceil(started + window - now))
-        self.state = RateLimitState(self.policy, quota, window, max(0, quota - hits), reset)
-        request._request.rate_limit = self.state
-        return hits <= quota
+        rate = getattr(settings, self.rate_setting)
+        self.state = count_request(request._request, self.policy, rate, self.ident(request))
+        return self.state is None or not self.state.exceeded
 
     def wait(self) -> float | None:
         state = getattr(self, "state", None)
@@ -144,8 +174,7 @@ class ReadRateThrottle(FixedWindowThrottle):
         return request.method in ("GET", "HEAD", "OPTIONS")
 
     def ident(self, request: Request) -> str:
-        # REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed.
-        return self.get_ident(request) or "unknown"
+        return _client_ident(request._request)
 
 
 class WriteRateThrottle(FixedWindowThrottle):

@@ -231,6 +231,9 @@ RATE_LIMIT_WRITE = env_rate("RATE_LIMIT_WRITE", "120/min")
 
 IDEMPOTENCY_KEY_TTL_SECONDS = env_int("IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600, minimum=1)
 MAINTENANCE_MODE = env_bool("MAINTENANCE_MODE", False)
+# GET of an article and of a page of articles answered without DRF's dispatch when the request
+# needs nothing of it (articles/api/fast_reads.py); false sends every request through DRF.
+API_FAST_READS = env_bool("API_FAST_READS", True)
 
 SOAP_NAMESPACE = env_str("SOAP_NAMESPACE") or "http://example.org/calculator"
 SOAP_MAX_BODY_BYTES = env_int("SOAP_MAX_BODY_BYTES", 64 * 1024, minimum=1)

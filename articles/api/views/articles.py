@@ -5,15 +5,23 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from rest_framework.exceptions import ParseError
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
-from articles.api.base import ApiView, get_article, get_blog, get_blog_article
+from articles.api.base import (
+    ApiView,
+    get_article,
+    get_blog,
+    get_blog_article,
+    get_blog_for_reading,
+)
 from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.fast_reads import FastReads, render
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
@@ -31,6 +39,7 @@ from articles.api.schema import (
 from articles.api.serializers import (
     ArticleInputSerializer,
     ArticleSerializer,
+    article_representation,
     deleted_article_links,
 )
 from articles.exceptions import ArticleLocked, BlogArchived
@@ -92,23 +101,41 @@ def expected_version(request: Request, article: Article) -> int | None:
     return None
 
 
-class ArticleListView(ApiView):
+def articles_page_body(
+    request: HttpRequest, blog: Blog, page_index: int, page_size: int
+) -> dict[str, Any]:
+    page = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
+    return page_body(
+        request,
+        collection_url=api_url(request, "articles", blog_id=blog.pk),
+        page=page,
+        total_name="totalArticles",
+        embedded=[article_representation(request, article) for article in page.items],
+    )
+
+
+class ArticleListView(FastReads, ApiView):
     @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)
-        blog = get_blog(blog_id)
+        blog = get_blog_for_reading(blog_id)
         validators = articles_page_validators(blog, page_index, page_size)
         if (not_modified := evaluate(request, validators)) is not None:
             return not_modified
-        page = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
-        body = page_body(
-            request,
-            collection_url=api_url(request, "articles", blog_id=blog.pk),
-            page=page,
-            total_name="totalArticles",
-            embedded=ArticleSerializer(page.items, many=True, context={"request": request}).data,
-        )
-        return validators.apply(Response(body))
+        return validators.apply(Response(articles_page_body(request, blog, page_index, page_size)))
+
+    def fast_get(
+        self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int
+    ) -> HttpResponse | None:
+        page_index, page_size = page_params(request)
+        blog = selectors.blog_for_reading(blog_id=blog_id)
+        if blog is None:
+            return None
+        validators = articles_page_validators(blog, page_index, page_size)
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        body = articles_page_body(request, blog, page_index, page_size)
+        return validators.apply(render(renderer, body))
 
     @write(
         "article_create",
@@ -135,13 +162,24 @@ class ArticleListView(ApiView):
         return run_idempotent(request, create)
 
 
-class ArticleView(ApiView):
+class ArticleView(FastReads, ApiView):
     @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         article = get_blog_article(blog_id, article_id)
         if (not_modified := evaluate(request, article_validators(article))) is not None:
             return not_modified
         return article_response(request, article)
+
+    def fast_get(
+        self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int, article_id: int
+    ) -> HttpResponse | None:
+        article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
+        if article is None or article.is_deleted:
+            return None
+        validators = article_validators(article)
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        return validators.apply(render(renderer, article_representation(request, article)))
 
     @write(
         "article_replace",
