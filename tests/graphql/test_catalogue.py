@@ -71,9 +71,7 @@ def test_load_starwars_moves_the_revision(db):
         pytest.param(lambda: Film.objects.get(pk=1).planets.remove(1), id="unlink"),
         pytest.param(lambda: Person.objects.get(pk=4).friends.add(1), id="link"),
         pytest.param(
-            lambda: Planet.objects.bulk_update(
-                [Planet(pk=1, name="Tatooine II")], fields=["name"]
-            ),
+            lambda: Planet.objects.bulk_update([Planet(pk=1, name="Tatooine II")], fields=["name"]),
             id="bulk update",
         ),
     ],
