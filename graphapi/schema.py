@@ -10,6 +10,7 @@ data, read from the database on every request.
 from __future__ import annotations
 
 import graphene
+from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
 from articles.models import Article
@@ -41,6 +42,7 @@ class PersonType(graphene.ObjectType):
 
     class Meta:
         name = "Person"
+        default_resolver = attr_resolver
 
 
 class FilmType(graphene.ObjectType):
@@ -54,6 +56,7 @@ class FilmType(graphene.ObjectType):
 
     class Meta:
         name = "Film"
+        default_resolver = attr_resolver
 
 
 class PlanetType(graphene.ObjectType):
@@ -69,6 +72,7 @@ class PlanetType(graphene.ObjectType):
 
     class Meta:
         name = "Planet"
+        default_resolver = attr_resolver
 
 
 class BlogType(DjangoObjectType):
