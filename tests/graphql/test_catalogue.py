@@ -74,6 +74,10 @@ def test_load_starwars_moves_the_revision(db):
             lambda: Planet.objects.bulk_update([Planet(pk=1, name="Tatooine II")], fields=["name"]),
             id="bulk update",
         ),
+        pytest.param(
+            lambda: Planet.objects.bulk_create([Planet(name="Kamino II")]), id="bulk create"
+        ),
+        pytest.param(lambda: Planet.objects.filter(pk=60).delete(), id="queryset delete"),
     ],
 )
 def test_every_orm_write_moves_the_revision(db, write):
