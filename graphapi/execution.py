@@ -6,8 +6,9 @@ A single SQL query already running is not interrupted; the token and depth limit
 one small.
 
 The schema is synchronous (graphene-django's view runs no event loop), so the context also
-leaves out graphql-core's checks for awaitable values: with the Star Wars data in memory,
-those checks and the field wrapper were a fifth of a document's execution (see README).
+leaves out graphql-core's branches for awaitable values and inlines its type tests: with the
+Star Wars data in memory, that and the schema's plain resolvers took film(6)'s execution from
+285 to 168 us of CPU (README, "What was changed", 10). Behaviour is graphql-core 3.2's.
 """
 
 from __future__ import annotations
