@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class GraphapiConfig(AppConfig):
     name = "graphapi"
     verbose_name = "Star Wars data (GraphQL)"
+
+    def ready(self) -> None:
+        from graphapi import signals
+
+        signals.connect()

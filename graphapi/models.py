@@ -7,7 +7,40 @@ strings such as "unknown" or "n/a" included, because the data set mixes them wit
 
 from __future__ import annotations
 
-from django.db import models
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import models, transaction
+
+
+class StarWarsQuerySet(models.QuerySet):
+    """Bulk writes send no model signals, so these bump the data's revision themselves
+    (graphapi.signals covers save, delete and the relation managers)."""
+
+    def update(self, **kwargs: Any) -> int:
+        with transaction.atomic(using=self.db):
+            rows = super().update(**kwargs)
+            _bump(self.db)
+        return rows
+
+    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        with transaction.atomic(using=self.db):
+            created = super().bulk_create(objs, *args, **kwargs)
+            _bump(self.db)
+        return created
+
+    def bulk_update(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> int:
+        with transaction.atomic(using=self.db):
+            rows = super().bulk_update(objs, *args, **kwargs)
+            _bump(self.db)
+        return rows
+
+
+def _bump(using: str) -> None:
+    from graphapi.services import starwars_revision_bump  # the service imports these models
+
+    starwars_revision_bump(using=using)
 
 
 class Planet(models.Model):
@@ -22,6 +55,8 @@ class Planet(models.Model):
     orbital_period = models.CharField(max_length=30, blank=True, help_text="Standard days.")
     gravity = models.CharField(max_length=60, blank=True, help_text="In standard G.")
     surface_water = models.CharField(max_length=30, blank=True, help_text="Percent of surface.")
+
+    objects = StarWarsQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
@@ -57,6 +92,8 @@ class Person(models.Model):
         help_text="One-way, as in the classic GraphQL Star Wars example.",
     )
 
+    objects = StarWarsQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
         verbose_name_plural = "people"
@@ -74,8 +111,39 @@ class Film(models.Model):
     planets = models.ManyToManyField(Planet, blank=True, related_name="films")
     characters = models.ManyToManyField(Person, blank=True, related_name="films")
 
+    objects = StarWarsQuerySet.as_manager()
+
     class Meta:
         ordering = ["id"]
 
     def __str__(self) -> str:
         return self.title
+
+
+class StarWarsRevision(models.Model):
+    """One row naming the version of the films, planets and people (see graphapi.catalogue).
+
+    Every write to those tables replaces the token in the same transaction
+    (graphapi.services.starwars_revision_bump), so a process that keeps the data in memory
+    knows its copy is current while the token it was built from is still the one stored here.
+    A token rather than a counter: a rolled-back write, or a row recreated after a flush,
+    can never bring back a value that an older copy was built from.
+    """
+
+    SINGLETON_ID = 1
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=SINGLETON_ID, editable=False)
+    token = models.UUIDField(
+        default=uuid.uuid4,
+        help_text="Changes on every write to films, planets or people; never edit it by hand.",
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(id=1), name="graphapi_starwarsrevision_singleton"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Star Wars data revision {self.token}"

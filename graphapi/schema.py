@@ -1,40 +1,32 @@
 """The GraphQL schema of the contract (section B): names and nullability exactly as stated there.
 
-DjangoObjectType would make model fields non-null; every field is declared here instead, so the
-schema says what the contract says. Relations resolve from what the root resolvers loaded for
-the whole selection (see graphapi.loading), so nested selections cost one query per level.
+Every field is declared here, nullable as the contract writes it (DjangoObjectType would make
+model fields non-null). The Star Wars types are served from the process's in-memory catalogue
+(graphapi.catalogue): their fields are the records' own attributes, relations included, so a
+document of any depth reads no table once the catalogue is built. Blogs and articles are live
+data, read from the database on every request.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 import graphene
-from django.db import models
+from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
 from articles.models import Article
 from blogs.models import Blog
-from graphapi.loading import related_list, related_object, with_selection
-from graphapi.models import Film, Person, Planet
-from graphapi.selectors import (
-    article_for_reading,
-    blog_for_reading,
-    starwars_list,
-    starwars_object,
+from graphapi.catalogue import (
+    FilmRecord,
+    PersonRecord,
+    PlanetRecord,
+    catalogue_for,
 )
-
-ModelT = TypeVar("ModelT", bound=models.Model)
+from graphapi.selectors import article_for_reading, blog_for_reading, parse_id
 
 GREETING = "Hello from the Star Wars GraphQL API!"
 
 
-def _one(info: graphene.ResolveInfo, model: type[ModelT], obj: ModelT | None) -> ModelT | None:
-    """A root object with the relations its selection walks, or None."""
-    return None if obj is None else with_selection(info, model, [obj])[0]
-
-
-class PersonType(DjangoObjectType):
+class PersonType(graphene.ObjectType):
     id = graphene.ID()
     name = graphene.String()
     height = graphene.String(description="Centimetres, or 'unknown'.")
@@ -44,42 +36,16 @@ class PersonType(DjangoObjectType):
     eye_color = graphene.String()
     birth_year = graphene.String(description="BBY/ABY: before/after the Battle of Yavin.")
     gender = graphene.String()
-    friends = graphene.List(lambda: PersonType, description="One-way, as in the classic example.")
     homeworld = graphene.Field(lambda: PlanetType)
+    friends = graphene.List(lambda: PersonType, description="One-way, as in the classic example.")
     films = graphene.List(lambda: FilmType)
 
     class Meta:
-        model = Person
         name = "Person"
-        fields = (
-            "id",
-            "name",
-            "height",
-            "mass",
-            "hair_color",
-            "skin_color",
-            "eye_color",
-            "birth_year",
-            "gender",
-            "friends",
-            "homeworld",
-            "films",
-        )
-
-    @staticmethod
-    def resolve_homeworld(person: Person, info: graphene.ResolveInfo) -> Planet | None:
-        return related_object(info, person, "homeworld")
-
-    @staticmethod
-    def resolve_friends(person: Person, info: graphene.ResolveInfo) -> list[Person]:
-        return related_list(info, person, "friends")
-
-    @staticmethod
-    def resolve_films(person: Person, info: graphene.ResolveInfo) -> list[Film]:
-        return related_list(info, person, "films")
+        default_resolver = attr_resolver
 
 
-class FilmType(DjangoObjectType):
+class FilmType(graphene.ObjectType):
     id = graphene.ID()
     title = graphene.String()
     episode_id = graphene.Int()
@@ -89,24 +55,11 @@ class FilmType(DjangoObjectType):
     characters = graphene.List(lambda: PersonType)
 
     class Meta:
-        model = Film
         name = "Film"
-        fields = ("id", "title", "episode_id", "director", "release_date", "planets", "characters")
-
-    @staticmethod
-    def resolve_release_date(film: Film, info: graphene.ResolveInfo) -> str:
-        return film.release_date.isoformat()
-
-    @staticmethod
-    def resolve_planets(film: Film, info: graphene.ResolveInfo) -> list[Planet]:
-        return related_list(info, film, "planets")
-
-    @staticmethod
-    def resolve_characters(film: Film, info: graphene.ResolveInfo) -> list[Person]:
-        return related_list(info, film, "characters")
+        default_resolver = attr_resolver
 
 
-class PlanetType(DjangoObjectType):
+class PlanetType(graphene.ObjectType):
     id = graphene.ID()
     name = graphene.String()
     climate = graphene.String()
@@ -118,17 +71,8 @@ class PlanetType(DjangoObjectType):
     films = graphene.List(lambda: FilmType)
 
     class Meta:
-        model = Planet
         name = "Planet"
-        fields = ("id", "name", "climate", "terrain", "population", "residents", "films")
-
-    @staticmethod
-    def resolve_residents(planet: Planet, info: graphene.ResolveInfo) -> list[Person]:
-        return related_list(info, planet, "residents")
-
-    @staticmethod
-    def resolve_films(planet: Planet, info: graphene.ResolveInfo) -> list[Film]:
-        return related_list(info, planet, "films")
+        default_resolver = attr_resolver
 
 
 class BlogType(DjangoObjectType):
@@ -157,10 +101,6 @@ class ArticleType(DjangoObjectType):
         name = "Article"
         fields = ("id", "title", "content", "blog")
 
-    @staticmethod
-    def resolve_blog(article: Article, info: graphene.ResolveInfo) -> Blog | None:
-        return related_object(info, article, "blog")
-
 
 class Query(graphene.ObjectType):
     hello = graphene.String(description="A fixed greeting.")
@@ -180,28 +120,28 @@ class Query(graphene.ObjectType):
         return GREETING
 
     @staticmethod
-    def resolve_person(root: None, info: graphene.ResolveInfo, id: str) -> Person | None:
-        return _one(info, Person, starwars_object(model=Person, object_id=id))
+    def resolve_person(root: None, info: graphene.ResolveInfo, id: str) -> PersonRecord | None:
+        return catalogue_for(info).people.get(parse_id(id))
 
     @staticmethod
-    def resolve_film(root: None, info: graphene.ResolveInfo, id: str) -> Film | None:
-        return _one(info, Film, starwars_object(model=Film, object_id=id))
+    def resolve_film(root: None, info: graphene.ResolveInfo, id: str) -> FilmRecord | None:
+        return catalogue_for(info).films.get(parse_id(id))
 
     @staticmethod
-    def resolve_planet(root: None, info: graphene.ResolveInfo, id: str) -> Planet | None:
-        return _one(info, Planet, starwars_object(model=Planet, object_id=id))
+    def resolve_planet(root: None, info: graphene.ResolveInfo, id: str) -> PlanetRecord | None:
+        return catalogue_for(info).planets.get(parse_id(id))
 
     @staticmethod
-    def resolve_all_films(root: None, info: graphene.ResolveInfo) -> list[Film]:
-        return with_selection(info, Film, starwars_list(model=Film))
+    def resolve_all_films(root: None, info: graphene.ResolveInfo) -> tuple[FilmRecord, ...]:
+        return catalogue_for(info).all_films
 
     @staticmethod
-    def resolve_all_planets(root: None, info: graphene.ResolveInfo) -> list[Planet]:
-        return with_selection(info, Planet, starwars_list(model=Planet))
+    def resolve_all_planets(root: None, info: graphene.ResolveInfo) -> tuple[PlanetRecord, ...]:
+        return catalogue_for(info).all_planets
 
     @staticmethod
-    def resolve_all_people(root: None, info: graphene.ResolveInfo) -> list[Person]:
-        return with_selection(info, Person, starwars_list(model=Person))
+    def resolve_all_people(root: None, info: graphene.ResolveInfo) -> tuple[PersonRecord, ...]:
+        return catalogue_for(info).all_people
 
     @staticmethod
     def resolve_blog(root: None, info: graphene.ResolveInfo, id: str) -> Blog | None:
@@ -211,7 +151,7 @@ class Query(graphene.ObjectType):
     def resolve_article(
         root: None, info: graphene.ResolveInfo, blog_id: str, id: str
     ) -> Article | None:
-        return _one(info, Article, article_for_reading(blog_id=blog_id, article_id=id))
+        return article_for_reading(blog_id=blog_id, article_id=id)
 
 
 schema = graphene.Schema(query=Query)

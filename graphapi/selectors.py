@@ -1,15 +1,10 @@
-"""Reads for the GraphQL root resolvers (graphapi.loading then loads what lies below)."""
+"""Reads of the live blog data for the GraphQL root resolvers (the Star Wars data is served by
+graphapi.catalogue)."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from django.db import models
-
 from articles.models import Article
 from blogs.models import Blog
-
-ModelT = TypeVar("ModelT", bound=models.Model)
 
 
 def parse_id(text: str) -> int | None:
@@ -18,17 +13,6 @@ def parse_id(text: str) -> int | None:
     if not (text.isascii() and text.isdigit()):
         return None
     return int(text)
-
-
-def starwars_object(*, model: type[ModelT], object_id: str) -> ModelT | None:
-    """One film, planet or person by its SWAPI id; None for an id that names nothing."""
-    pk = parse_id(object_id)
-    return None if pk is None else model._default_manager.filter(pk=pk).first()
-
-
-def starwars_list(*, model: type[ModelT]) -> list[ModelT]:
-    """Every film, planet or person, in SWAPI id order."""
-    return list(model._default_manager.order_by("pk"))
 
 
 def blog_for_reading(*, blog_id: str) -> Blog | None:

@@ -95,6 +95,18 @@ def _fresh_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_starwars_catalogue():
+    """The Star Wars catalogue lives in the process and the data in each test's transaction: a
+    catalogue built inside one test (from rows it changed, then rolled back) must never answer
+    in another."""
+    from graphapi import catalogue
+
+    catalogue.forget()
+    yield
+    catalogue.forget()
+
+
 @pytest.fixture
 def unreachable_database(db):
     """The default database swapped for one that cannot be reached, for as long as the test runs.

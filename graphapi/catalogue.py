@@ -1,0 +1,275 @@
+"""The Star Wars data as an immutable snapshot kept in memory by each process (a read model).
+
+The films, planets and people are reference data (6, 60 and 82 rows) that change only when an
+operator loads them again, yet every GraphQL document about them walked their relations in SQL.
+So a process reads everything the schema exposes once, in a fixed number of queries whatever
+the document asks, and serves every Star Wars field from memory:
+
+- `Catalogue` holds frozen records linked to each other (a film's planets are the planet
+  records themselves), every list in SWAPI id order. It is complete before it is published
+  (one assignment) and never changed afterwards, so the threads of a worker share it freely.
+- Freshness: every write to the tables replaces the token of the `StarWarsRevision` row in the
+  same transaction (graphapi.signals). A process compares that token with its snapshot's at
+  most once every GRAPHQL_STARWARS_REVALIDATE_SECONDS (0: on every request) and rebuilds when
+  it changed; the process that wrote drops its snapshot when the write commits. Other
+  processes therefore answer from the new data within that many seconds of the commit.
+- One request sees one snapshot (it is pinned on the request), even if a rebuild happens
+  while its document runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from django.conf import settings
+from django.db import models
+from graphql import GraphQLResolveInfo
+
+from graphapi.models import Film, Person, Planet, StarWarsRevision
+
+logger = logging.getLogger(__name__)
+
+_REQUEST_ATTRIBUTE = "graphapi_catalogue"
+
+# Records carry the fields the schema exposes; relations are tuples of the related records,
+# attached by the builder before the catalogue is published (hence object.__setattr__ there).
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FilmRecord:
+    id: int
+    title: str
+    episode_id: int
+    director: str
+    release_date: str
+    planets: tuple[PlanetRecord, ...] = field(default=(), repr=False)
+    characters: tuple[PersonRecord, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PlanetRecord:
+    id: int
+    name: str
+    climate: str
+    terrain: str
+    population: str
+    residents: tuple[PersonRecord, ...] = field(default=(), repr=False)
+    films: tuple[FilmRecord, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PersonRecord:
+    id: int
+    name: str
+    height: str
+    mass: str
+    hair_color: str
+    skin_color: str
+    eye_color: str
+    birth_year: str
+    gender: str
+    friends: tuple[PersonRecord, ...] = field(default=(), repr=False)
+    homeworld: PlanetRecord | None = field(default=None, repr=False)
+    films: tuple[FilmRecord, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Catalogue:
+    token: uuid.UUID | None
+    films: MappingProxyType[int, FilmRecord]
+    planets: MappingProxyType[int, PlanetRecord]
+    people: MappingProxyType[int, PersonRecord]
+    all_films: tuple[FilmRecord, ...]
+    all_planets: tuple[PlanetRecord, ...]
+    all_people: tuple[PersonRecord, ...]
+
+
+def catalogue_for(info: GraphQLResolveInfo) -> Catalogue:
+    """The request's catalogue (the execution context value is the Django request)."""
+    request = info.context
+    found = getattr(request, _REQUEST_ATTRIBUTE, None)
+    if found is None:
+        found = current()
+        setattr(request, _REQUEST_ATTRIBUTE, found)
+    return found
+
+
+# --- The process's snapshot ------------------------------------------------------------------
+
+
+class _Published(NamedTuple):
+    catalogue: Catalogue | None
+    checked_at: float  # time.monotonic() when its token was last found current
+
+
+_NOTHING = _Published(None, 0.0)
+_published = _NOTHING
+# Held while the token is read and the catalogue built, so that threads arriving together wait
+# for one build instead of each running their own.
+_lock = threading.Lock()
+
+
+def current() -> Catalogue:
+    """The process's catalogue: as it is while fresh enough, revalidated or rebuilt otherwise."""
+    published = _published
+    if (
+        published.catalogue is not None
+        and time.monotonic() - published.checked_at < settings.GRAPHQL_STARWARS_REVALIDATE_SECONDS
+    ):
+        return published.catalogue
+    return _revalidate()
+
+
+def forget() -> None:
+    """Drop this process's catalogue: the next request reads the tables again."""
+    global _published
+    with _lock:
+        _published = _NOTHING
+
+
+def _revalidate() -> Catalogue:
+    global _published
+    with _lock:
+        published = _published
+        checked_at = time.monotonic()
+        interval = settings.GRAPHQL_STARWARS_REVALIDATE_SECONDS
+        if published.catalogue is not None and checked_at - published.checked_at < interval:
+            return published.catalogue  # another thread has just revalidated it
+        token = _stored_token()
+        if published.catalogue is not None and published.catalogue.token == token:
+            _published = _Published(published.catalogue, checked_at)
+            return published.catalogue
+        catalogue = build(token)
+        _published = _Published(catalogue, checked_at)
+        return catalogue
+
+
+def _stored_token() -> uuid.UUID | None:
+    return (
+        StarWarsRevision.objects.filter(pk=StarWarsRevision.SINGLETON_ID)
+        .values_list("token", flat=True)
+        .first()
+    )
+
+
+# --- Building ----------------------------------------------------------------------------------
+
+_PLANET_FIELDS = ("id", "name", "climate", "terrain", "population")
+_PERSON_FIELDS = (
+    "id",
+    "name",
+    "height",
+    "mass",
+    "hair_color",
+    "skin_color",
+    "eye_color",
+    "birth_year",
+    "gender",
+)
+_FILM_FIELDS = ("id", "title", "episode_id", "director", "release_date")
+
+
+def build(token: uuid.UUID | None) -> Catalogue:
+    """Every film, planet and person with every relation the schema exposes, in six queries.
+
+    `token` is read before the rows: a write that commits while they are read replaces it, so
+    a catalogue built across a write is rebuilt at the next revalidation. Links whose ends
+    were not read (deleted meanwhile) are left out until then.
+    """
+    planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, _PLANET_FIELDS)}
+    people: dict[int, PersonRecord] = {}
+    homeworlds: list[tuple[PersonRecord, int | None]] = []
+    for row in _rows(Person, (*_PERSON_FIELDS, "homeworld_id")):
+        homeworld_id = row.pop("homeworld_id")
+        people[row["id"]] = person = PersonRecord(**row)
+        homeworlds.append((person, homeworld_id))
+    films = {
+        row["id"]: FilmRecord(**row | {"release_date": row["release_date"].isoformat()})
+        for row in _rows(Film, _FILM_FIELDS)
+    }
+
+    links = _Links()
+    for film, planet in _pairs(Film.planets.through, "film_id", films, "planet_id", planets):
+        links.add(film, "planets", planet)
+        links.add(planet, "films", film)
+    for film, person in _pairs(Film.characters.through, "film_id", films, "person_id", people):
+        links.add(film, "characters", person)
+        links.add(person, "films", film)
+    for person, friend in _pairs(
+        Person.friends.through, "from_person_id", people, "to_person_id", people
+    ):
+        links.add(person, "friends", friend)
+    # People come in id order, so each planet's residents do too.
+    for person, homeworld_id in homeworlds:
+        planet = planets.get(homeworld_id)
+        if planet is not None:
+            object.__setattr__(person, "homeworld", planet)
+            links.add(planet, "residents", person)
+    for record in (*films.values(), *planets.values(), *people.values()):
+        for name in _LISTS[type(record)]:
+            object.__setattr__(record, name, links.of(record, name))
+
+    catalogue = Catalogue(
+        token=token,
+        films=MappingProxyType(films),
+        planets=MappingProxyType(planets),
+        people=MappingProxyType(people),
+        all_films=tuple(films.values()),
+        all_planets=tuple(planets.values()),
+        all_people=tuple(people.values()),
+    )
+    logger.info(
+        "Star Wars catalogue built at revision %s: %d films, %d planets, %d people",
+        token,
+        len(films),
+        len(planets),
+        len(people),
+    )
+    return catalogue
+
+
+_LISTS: dict[type, tuple[str, ...]] = {
+    FilmRecord: ("planets", "characters"),
+    PlanetRecord: ("residents", "films"),
+    PersonRecord: ("friends", "films"),
+}
+
+
+class _Links:
+    """The list relations being gathered, by record and relation name."""
+
+    def __init__(self) -> None:
+        self._lists: dict[tuple[int, str], list[Any]] = {}
+
+    def add(self, record: Any, name: str, other: Any) -> None:
+        self._lists.setdefault((id(record), name), []).append(other)
+
+    def of(self, record: Any, name: str) -> tuple[Any, ...]:
+        return tuple(self._lists.get((id(record), name), ()))
+
+
+def _rows(model: type[models.Model], fields: tuple[str, ...]) -> Iterable[dict[str, Any]]:
+    return model._default_manager.order_by("pk").values(*fields)
+
+
+def _pairs(
+    model: type[models.Model],
+    source: str,
+    sources: dict[int, Any],
+    target: str,
+    targets: dict[int, Any],
+) -> Iterator[tuple[Any, Any]]:
+    """The records at both ends of each row of `model`, ordered by (source, target) so that
+    lists in both directions come out in id order."""
+    rows = model._default_manager.order_by(source, target).values_list(source, target)
+    for source_id, target_id in rows:
+        here, there = sources.get(source_id), targets.get(target_id)
+        if here is not None and there is not None:
+            yield here, there
