@@ -56,7 +56,9 @@ def call(app, method: str, body: bytes = b"", *, path: str = ENDPOINT, **headers
     try:
         content = b"".join(chunks)
     finally:
-        chunks.close()
+        # PEP 3333: the server calls close() when the iterable has one.
+        if hasattr(chunks, "close"):
+            chunks.close()
     status, head = started[0]
     return status, [(k.lower(), v) for k, v in head], content
 
