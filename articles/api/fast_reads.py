@@ -12,9 +12,11 @@ request both ways and compares status, headers and body).
 
 Everything else goes to DRF's dispatch unchanged, which then decides as it always did: another
 method, another Accept (HTML, a version parameter, q-values, several types), maintenance mode,
-a client over its rate limit, a bad query parameter, a missing blog or article, a deleted one,
-a failed precondition, a database error. The request is counted against the rate limit once
-whichever path answers (throttling.count_request keeps the count on the request).
+a client over its rate limit, a missing blog or article, a deleted one. A bad query parameter,
+a failed precondition and a database error raised on the way are answered by the API's
+exception handler with DRF's headers, as DRF's dispatch would answer them, without running the
+request again. The request is counted against the rate limit once whichever path answers
+(throttling.count_request keeps the count on the request).
 API_FAST_READS=false sends every request to DRF.
 """
 
@@ -24,14 +26,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from rest_framework.exceptions import APIException
 from rest_framework.renderers import BaseRenderer
 
 from articles.api.negotiation import HalJsonRenderer, PlainJsonRenderer
+from articles.api.problems import exception_handler
 from articles.api.throttling import count_read
-from articles.exceptions import ArticleGone
 
 # The Accept headers answered here (None: no Accept), and the renderer DRF's negotiation
 # chooses for each of them.
@@ -41,9 +43,6 @@ RENDERERS: dict[str | None, type[BaseRenderer]] = {
     HalJsonRenderer.media_type: HalJsonRenderer,
     PlainJsonRenderer.media_type: PlainJsonRenderer,
 }
-
-# What makes the answer DRF's to give (its exception handler turns each into a problem).
-_DRF_DECIDES = (APIException, Http404, ArticleGone, DatabaseError)
 
 
 def render(renderer: type[BaseRenderer], data: dict[str, Any]) -> HttpResponse:
@@ -57,8 +56,9 @@ class FastReads:
     def fast_get(
         self, request: HttpRequest, renderer: type[BaseRenderer], **kwargs: Any
     ) -> HttpResponse | None:
-        """The answer (a 200 or a 304), or None to let DRF answer; may raise what DRF's
-        exception handler answers."""
+        """The answer (a 200 or a 304), or None to let DRF answer (a missing or deleted
+        article, a missing blog); an APIException or a DatabaseError it raises is answered by
+        the API's exception handler, as DRF would."""
         raise NotImplementedError
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -77,8 +77,11 @@ class FastReads:
             return None
         try:
             response = self.fast_get(request, renderer, **kwargs)
-        except _DRF_DECIDES:
-            return None
+        except (APIException, DatabaseError) as refused:
+            # DRF's dispatch would answer with its exception handler: answered here with it
+            # directly, without running the request a second time (during a database outage
+            # that second try would wait for the connection timeout again).
+            response = exception_handler(refused, {"request": request, "view": self})
         if response is None:
             return None
         # What DRF's finalize_response and ApiView.finalize_response add.

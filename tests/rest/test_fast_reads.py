@@ -182,6 +182,36 @@ def test_html_is_the_browsable_api_of_drf(api, settings, articles):
     assert response["Content-Type"].startswith("text/html")
 
 
+def test_an_unreachable_database_is_the_same_503(api, settings, articles, unreachable_database):
+    article = articles[0]
+    for path in (
+        f"{API}/blogs/{article.blog_id}/articles/{article.pk}",
+        f"{API}/blogs/{article.blog_id}/articles",
+    ):
+        response = assert_same_answer(api, settings, path, {})
+        assert response.status_code == 503 and response["Retry-After"]
+        assert response["Content-Type"] == "application/problem+json"
+
+
+def test_a_failed_precondition_and_a_bad_parameter_are_answered_on_the_fast_path(
+    api, settings, articles, blog
+):
+    """They are raised on the way and answered by the exception handler, with DRF's headers,
+    without a second run through DRF (the rows are read once)."""
+    settings.API_FAST_READS = True
+    article = articles[0]
+    for path, headers, status, queries in (
+        (f"{API}/blogs/{blog.pk}/articles/{article.pk}", {"If-Match": '"x"'}, 412, 1),
+        (f"{API}/blogs/{blog.pk}/articles?pageSize=2", {"If-Match": '"x"'}, 412, 1),
+        (f"{API}/blogs/{blog.pk}/articles?pageSize=0", {}, 400, 0),
+    ):
+        with CaptureQueriesContext(connection) as captured:
+            response = api.get(path, headers=headers)
+        assert response.status_code == status
+        assert len(captured) == queries
+        assert response["Allow"] and response["Vary"] == "Accept"
+
+
 def test_maintenance_is_drfs_503(api, settings, articles):
     settings.MAINTENANCE_MODE = True
     article = articles[0]

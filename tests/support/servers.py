@@ -105,7 +105,12 @@ class GunicornServer:
             if self.process.poll() is not None:
                 raise RuntimeError(f"gunicorn exited at start:\n{self.log()}")
             with contextlib.suppress(OSError):
-                if self.request("GET", "/healthz", timeout=2).status == 200:
+                # Healthy, and every worker forked: gunicorn spawns them one after another, so
+                # the first one can answer before the last exists.
+                if (
+                    self.request("GET", "/healthz", timeout=2).status == 200
+                    and len(self.worker_pids()) >= self.workers
+                ):
                     return self
             time.sleep(0.2)
         self.stop()
