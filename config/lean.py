@@ -83,11 +83,14 @@ class _Request(WSGIRequest):
                 self.encoding = self.content_params["charset"]
 
 
-def machine_chain(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., HttpResponse]:
-    """settings.MIDDLEWARE without NOT_ON_MACHINE_PATHS around `view`, as Django builds it."""
+def machine_chain(
+    view: Callable[[HttpRequest], HttpResponse], idle: frozenset[str] = frozenset()
+) -> Callable[..., HttpResponse]:
+    """settings.MIDDLEWARE without NOT_ON_MACHINE_PATHS and `idle` (middlewares that never act
+    on the route) around `view`, as Django builds it."""
     chain = convert_exception_to_response(view)
     for path in reversed(settings.MIDDLEWARE):
-        if path not in NOT_ON_MACHINE_PATHS:
+        if path not in NOT_ON_MACHINE_PATHS and path not in idle:
             chain = convert_exception_to_response(import_string(path)(chain))
     return chain
 
@@ -95,8 +98,10 @@ def machine_chain(view: Callable[[HttpRequest], HttpResponse]) -> Callable[..., 
 class LeanRoute:
     """One view behind the machine middleware chain, as a WSGI application."""
 
-    def __init__(self, view: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.chain = machine_chain(view)
+    def __init__(
+        self, view: Callable[[HttpRequest], HttpResponse], idle: frozenset[str] = frozenset()
+    ) -> None:
+        self.chain = machine_chain(view, idle)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         set_script_prefix(get_script_name(environ))

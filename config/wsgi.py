@@ -18,6 +18,15 @@ from config.lean import LeanRoute, SiteApplication  # noqa: E402
 from soapcalc.views import calculator  # noqa: E402
 
 # The route's path comes from the URLconf, so both always agree.
+# Idle on this route: the 501 check (POST is implemented) and the two that act under /api/ only.
+SOAP_POST_IDLE = frozenset(
+    {
+        "config.middleware.NotImplementedMethodMiddleware",
+        "config.middleware.ApiBodySizeLimitMiddleware",
+        "config.middleware.ApiProblemFallbackMiddleware",
+    }
+)
 application = SiteApplication(
-    django_application, {("POST", reverse("soap-calculator")): LeanRoute(calculator)}
+    django_application,
+    {("POST", reverse("soap-calculator")): LeanRoute(calculator, idle=SOAP_POST_IDLE)},
 )
