@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 import re
+import secrets
 import time
-import uuid
 from collections.abc import Callable
 
 from django.conf import settings
@@ -37,7 +37,7 @@ class RequestIdMiddleware:
         # META directly: request.headers would build a dict of every header for one lookup.
         offered = request.META.get("HTTP_X_REQUEST_ID", "")
         # A client's id is kept only when it cannot inject anything into logs or headers.
-        request_id = offered if _CLIENT_REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex
+        request_id = offered if _CLIENT_REQUEST_ID.fullmatch(offered) else secrets.token_hex(16)
         request.request_id = request_id
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
