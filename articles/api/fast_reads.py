@@ -86,7 +86,9 @@ class FastReads:
             return None
         # What DRF's finalize_response and ApiView.finalize_response add.
         headers = self.default_response_headers  # type: ignore[attr-defined]
-        patch_vary_headers(response, [headers.pop("Vary")])
+        vary = headers.pop("Vary", None)
+        if vary is not None:
+            patch_vary_headers(response, [vary])
         for name, value in headers.items():
             response[name] = value
         if limit is not None:
