@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -38,7 +40,6 @@ from articles.api.schema import (
 )
 from articles.api.serializers import (
     ArticleInputSerializer,
-    ArticleSerializer,
     article_representation,
     deleted_article_links,
 )
@@ -76,7 +77,7 @@ def read_article_body(request: Request) -> dict[str, Any]:
 
 
 def article_response(request: Request, article: Article, *, status: int = 200) -> Response:
-    data = ArticleSerializer(article, context={"request": request}).data
+    data = article_representation(request, article)
     return article_validators(article).apply(Response(data, status=status))
 
 
@@ -101,41 +102,53 @@ def expected_version(request: Request, article: Article) -> int | None:
     return None
 
 
-def articles_page_body(
-    request: HttpRequest, blog: Blog, page_index: int, page_size: int
-) -> dict[str, Any]:
-    page = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
-    return page_body(
+def articles_page_read(
+    request: HttpRequest,
+    blog: Blog,
+    page: tuple[int, int],
+    respond: Callable[[dict[str, Any]], HttpResponse],
+) -> HttpResponse:
+    """Page `(pageIndex, pageSize)` of the blog's articles (or 304), its body handed to
+    `respond`: DRF's Response, or the fast path's renderer."""
+    page_index, page_size = page
+    validators = articles_page_validators(blog, page_index, page_size)
+    if (not_modified := evaluate(request, validators)) is not None:
+        return not_modified
+    items = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
+    body = page_body(
         request,
         collection_url=api_url(request, "articles", blog_id=blog.pk),
-        page=page,
+        page=items,
         total_name="totalArticles",
-        embedded=[article_representation(request, article) for article in page.items],
+        embedded=[article_representation(request, article) for article in items.items],
     )
+    return validators.apply(respond(body))
+
+
+def article_read(
+    request: HttpRequest, article: Article, respond: Callable[[dict[str, Any]], HttpResponse]
+) -> HttpResponse:
+    """An article (or 304), its representation handed to `respond`."""
+    validators = article_validators(article)
+    if (not_modified := evaluate(request, validators)) is not None:
+        return not_modified
+    return validators.apply(respond(article_representation(request, article)))
 
 
 class ArticleListView(FastReads, ApiView):
     @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
     def get(self, request: Request, blog_id: int) -> HttpResponse:
-        page_index, page_size = page_params(request)
-        blog = get_blog_for_reading(blog_id)
-        validators = articles_page_validators(blog, page_index, page_size)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
-        return validators.apply(Response(articles_page_body(request, blog, page_index, page_size)))
+        page = page_params(request)  # a bad parameter is a 400 even for a missing blog
+        return articles_page_read(request, get_blog_for_reading(blog_id), page, Response)
 
     def fast_get(
         self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int
     ) -> HttpResponse | None:
-        page_index, page_size = page_params(request)
+        page = page_params(request)
         blog = selectors.blog_for_reading(blog_id=blog_id)
         if blog is None:
             return None
-        validators = articles_page_validators(blog, page_index, page_size)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
-        body = articles_page_body(request, blog, page_index, page_size)
-        return validators.apply(render(renderer, body))
+        return articles_page_read(request, blog, page, partial(render, renderer))
 
     @write(
         "article_create",
@@ -165,10 +178,7 @@ class ArticleListView(FastReads, ApiView):
 class ArticleView(FastReads, ApiView):
     @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
-        article = get_blog_article(blog_id, article_id)
-        if (not_modified := evaluate(request, article_validators(article))) is not None:
-            return not_modified
-        return article_response(request, article)
+        return article_read(request, get_blog_article(blog_id, article_id), Response)
 
     def fast_get(
         self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int, article_id: int
@@ -176,10 +186,7 @@ class ArticleView(FastReads, ApiView):
         article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
         if article is None or article.is_deleted:
             return None
-        validators = article_validators(article)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
-        return validators.apply(render(renderer, article_representation(request, article)))
+        return article_read(request, article, partial(render, renderer))
 
     @write(
         "article_replace",
