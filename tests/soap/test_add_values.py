@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from lxml import etree
 
 from tests.soap.messages import (
@@ -19,11 +18,6 @@ from tests.soap.messages import (
     post12,
     result_of,
 )
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 def test_soap12_request_is_answered_with_the_sum_in_soap12(client):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from django.test import Client, override_settings
+from django.test import override_settings
 from lxml import etree
 
 from tests.soap.messages import (
@@ -24,11 +24,6 @@ from tests.soap.messages import (
 )
 
 TRACE_NS = "urn:example:trace"
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 def wsdl_schema(client) -> etree.XMLSchema:

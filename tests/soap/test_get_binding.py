@@ -5,7 +5,6 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from django.test import Client
 
 from tests.soap.messages import (
     ENDPOINT,
@@ -20,11 +19,6 @@ from tests.soap.messages import (
 
 SOAP_ACCEPT = "application/soap+xml"
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 def test_get_invocation_answers_the_same_envelope_as_the_post(client):

@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.core.asgi import get_asgi_application
-from django.test import Client, override_settings
+from django.test import override_settings
 
 from tests.soap.messages import (
     ENDPOINT,
@@ -25,11 +25,6 @@ from tests.soap.messages import (
 )
 
 SECRET = "the-contents-of-a-private-file-7f3a"
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ responses; the schema and templates are built per namespace, not once for the fi
 from __future__ import annotations
 
 import pytest
-from django.test import Client, override_settings
+from django.test import override_settings
 from lxml import etree
 
 from tests.soap.messages import (
@@ -20,11 +20,6 @@ from tests.soap.messages import (
 
 OTHER = "urn:example:calculator:v2"
 DEFAULT = "http://example.org/calculator"
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 @pytest.fixture(autouse=True)

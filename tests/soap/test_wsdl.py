@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from lxml import etree
 
 from tests.soap.messages import ENDPOINT, action, namespace
@@ -19,11 +18,6 @@ SOAP12_ENV = "http://www.w3.org/2003/05/soap-envelope"
 SOAP_HTTP_PROTOCOL = "http://www.w3.org/2003/05/soap/bindings/HTTP/"
 SOAP_RESPONSE_MEP = "http://www.w3.org/2003/05/soap/mep/soap-response/"
 REQUEST_RESPONSE_MEP = "http://www.w3.org/2003/05/soap/mep/request-response/"
-
-
-@pytest.fixture
-def client() -> Client:
-    return Client()
 
 
 @pytest.fixture
