@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from django.conf import settings
+
+from tests.support.browser import headless_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("starwars")]
 
-INSTALL_BROWSER = Path(settings.BASE_DIR) / ".ci" / "install-browser"
 QUERY = "{ person(id: 1) { name friends { name } } }"
 SET_QUERY = (
     "document.querySelector('.graphiql-query-editor .CodeMirror')"
@@ -21,46 +18,9 @@ SET_QUERY = (
 )
 
 
-def chromium_paths() -> tuple[str, str]:
-    """Chromium and chromedriver from Debian, installed now when missing (CI runs as root)."""
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        subprocess.run([str(INSTALL_BROWSER)], check=False, timeout=600)
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not (chromium and driver):
-        pytest.skip(
-            "Chromium could not be installed here (needs root and apt: .ci/install-browser)"
-        )
-    return chromium, driver
-
-
 @pytest.fixture
 def browser(tmp_path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium, driver_path = chromium_paths()
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        # Every host name resolves to nothing, so any request for another host fails.
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    # An explicit driver path: selenium-manager is never asked to download anything.
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+    yield from headless_chromium(tmp_path / "profile")
 
 
 def requested_urls(driver) -> list[str]:

@@ -6,42 +6,18 @@ Content Security Policy; a page that needs something the policy forbids shows it
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import pytest
+
+from tests.support.browser import headless_chromium
 
 pytestmark = [pytest.mark.browser]
 
 
 @pytest.fixture
 def chromium(tmp_path):
-    if not (shutil.which("chromium") and shutil.which("chromedriver")):
-        pytest.skip("needs Debian's chromium and chromium-driver (.ci/install-browser)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        # Only this site exists: nothing can be fetched from anywhere else.
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-    ):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(
-        service=Service(executable_path=shutil.which("chromedriver")), options=options
-    )
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+    yield from headless_chromium(tmp_path / "profile")
 
 
 def wait_for(driver, script: str, timeout: float = 20.0) -> bool:

@@ -1,0 +1,57 @@
+"""Headless Debian Chromium for the browser tests, with every host but this site unreachable."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INSTALL_BROWSER = Path(__file__).resolve().parents[2] / ".ci" / "install-browser"
+
+
+def chromium_paths() -> tuple[str, str]:
+    """Chromium and chromedriver from Debian, installed now when missing (CI runs as root)."""
+    if not (shutil.which("chromium") and shutil.which("chromedriver")):
+        subprocess.run([str(INSTALL_BROWSER)], check=False, timeout=600)
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not (chromium and driver):
+        pytest.skip(
+            "Chromium could not be installed here (needs root and apt: .ci/install-browser)"
+        )
+    return chromium, driver
+
+
+def headless_chromium(profile: Path) -> Iterator[Any]:
+    """A WebDriver whose browser logs (console, and network for `requested_urls`) can be read."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    chromium, driver_path = chromium_paths()
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        # Every host name resolves to nothing, so any request for another host fails.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
+    ):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    # An explicit driver path: selenium-manager is never asked to download anything.
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
