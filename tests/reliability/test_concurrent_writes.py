@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 import pytest
@@ -11,7 +9,7 @@ import pytest
 from articles import services as article_services
 from articles.models import Article
 from blogs.models import Blog
-from tests.support.load import API, post_burst, race, write_headers
+from tests.support.load import API, post_from_processes, race, write_headers
 from tests.support.servers import http_request
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -72,17 +70,7 @@ def test_two_hundred_concurrent_posts_from_several_processes_all_land_once(
     processes, per_process, threads = 4, 50, 5
     # One token per process: the write rate limit is per token, and this is not a test of it.
     tokens = [token_for(alice, name=f"process {n}") for n in range(processes)]
-    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-        bursts = pool.map(
-            post_burst,
-            [live_port] * processes,
-            [blog.pk] * processes,
-            tokens,
-            [per_process] * processes,
-            [threads] * processes,
-            [f"process {n}" for n in range(processes)],
-        )
-        results = [result for burst in bursts for result in burst]
+    results = post_from_processes([live_port], blog.pk, tokens, per_process, threads)
     assert [status for status, _ in results] == [201] * processes * per_process
     ids = [article_id for _, article_id in results]
     assert len(set(ids)) == processes * per_process

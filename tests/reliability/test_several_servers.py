@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 import pytest
 
 from articles.models import Article
-from tests.support.load import API, is_problem, post_burst, race, write_headers
+from tests.support.load import API, is_problem, post_from_processes, race, write_headers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -130,17 +128,9 @@ def test_two_hundred_concurrent_posts_through_both_servers_all_land_once(
     servers = [start_server(workers=2), start_server(workers=2)]
     processes, per_process, threads = 4, 50, 5
     tokens = [token_for(alice, name=f"process {n}") for n in range(processes)]
-    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
-        bursts = pool.map(
-            post_burst,
-            [servers[n % 2].port for n in range(processes)],
-            [blog.pk] * processes,
-            tokens,
-            [per_process] * processes,
-            [threads] * processes,
-            [f"process {n}" for n in range(processes)],
-        )
-        results = [result for burst in bursts for result in burst]
+    results = post_from_processes(
+        [server.port for server in servers], blog.pk, tokens, per_process, threads
+    )
     assert [status for status, _ in results] == [201] * processes * per_process
     assert len({article_id for _, article_id in results}) == processes * per_process
     blog.refresh_from_db()

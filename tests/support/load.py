@@ -4,9 +4,10 @@ that it runs in freshly spawned processes without Django."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
 
 from tests.support.servers import Response, http_request
@@ -60,3 +61,21 @@ def is_problem(reply: Response) -> bool:
         return False
     body = json.loads(reply.body)
     return body.get("status") == reply.status and {"type", "title", "detail"} <= body.keys()
+
+
+def post_from_processes(
+    ports: list[int], blog_id: int, tokens: list[str], per_process: int, threads: int
+) -> list[tuple[int, int | None]]:
+    """post_burst from one spawned process per token, process n posting to ports[n % len]."""
+    processes = len(tokens)
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        bursts = pool.map(
+            post_burst,
+            [ports[n % len(ports)] for n in range(processes)],
+            [blog_id] * processes,
+            tokens,
+            [per_process] * processes,
+            [threads] * processes,
+            [f"process {n}" for n in range(processes)],
+        )
+        return [result for burst in bursts for result in burst]
