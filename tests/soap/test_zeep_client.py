@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 import pytest
@@ -17,19 +19,28 @@ PORTS = {"CalculatorSoap12Port": Soap12Binding, "CalculatorSoap11Port": Soap11Bi
 
 
 @pytest.fixture
-def wsdl_url(live_server) -> str:
-    return f"{live_server.url}/soap/calculator?wsdl"
+def make_client(live_server) -> Iterator[Callable[[], zeep.Client]]:
+    """zeep clients of the live server's WSDL, each on its own HTTP session. The sessions are
+    closed at teardown: a keep-alive connection left open holds a live-server thread that then
+    dies with a traceback when the test process exits."""
+    sessions: list[requests.Session] = []
 
+    def make() -> zeep.Client:
+        session = requests.Session()
+        session.trust_env = False  # straight to the live server, whatever proxy the machine sets
+        sessions.append(session)
+        wsdl = f"{live_server.url}/soap/calculator?wsdl"
+        return zeep.Client(wsdl, transport=Transport(session=session))
 
-def zeep_client(wsdl_url: str) -> zeep.Client:
-    session = requests.Session()
-    session.trust_env = False  # straight to the live server, whatever proxy the machine sets
-    return zeep.Client(wsdl_url, transport=Transport(session=session))
+    yield make
+    gc.collect()  # a raised Fault's traceback cycle can hold a response, and so its connection
+    for session in sessions:
+        session.close()
 
 
 @pytest.fixture
-def client(wsdl_url) -> zeep.Client:
-    return zeep_client(wsdl_url)
+def client(make_client) -> zeep.Client:
+    return make_client()
 
 
 def test_wsdl_loads_with_both_ports_at_the_live_address(client, live_server, settings):
@@ -85,8 +96,8 @@ def test_schema_invalid_value_is_a_sender_fault_through_zeep(client):
 
 
 @override_settings(SOAP_NAMESPACE="urn:example:calculator:v2")
-def test_zeep_follows_an_overridden_namespace(live_server):
-    client = zeep_client(f"{live_server.url}/soap/calculator?wsdl")
+def test_zeep_follows_an_overridden_namespace(make_client):
+    client = make_client()
 
     element = client.get_element("{urn:example:calculator:v2}AddValues")
     assert element.qname.namespace == "urn:example:calculator:v2"
