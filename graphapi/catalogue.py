@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -161,19 +161,21 @@ def _stored_token() -> uuid.UUID | None:
 
 # --- Building ----------------------------------------------------------------------------------
 
-_PLANET_FIELDS = ("id", "name", "climate", "terrain", "population")
-_PERSON_FIELDS = (
-    "id",
-    "name",
-    "height",
-    "mass",
-    "hair_color",
-    "skin_color",
-    "eye_color",
-    "birth_year",
-    "gender",
-)
-_FILM_FIELDS = ("id", "title", "episode_id", "director", "release_date")
+
+def _columns(record: type) -> tuple[str, ...]:
+    """The fields read from the record's table: those without a default (relations have one)."""
+    return tuple(f.name for f in fields(record) if f.default is MISSING)
+
+
+def _lists(record: type) -> tuple[str, ...]:
+    """The list relations, attached once every record exists."""
+    return tuple(f.name for f in fields(record) if f.default == ())
+
+
+_PLANET_FIELDS = _columns(PlanetRecord)
+_PERSON_FIELDS = _columns(PersonRecord)
+_FILM_FIELDS = _columns(FilmRecord)
+_LISTS = {record: _lists(record) for record in (FilmRecord, PlanetRecord, PersonRecord)}
 
 
 def build(token: uuid.UUID | None) -> Catalogue:
@@ -233,13 +235,6 @@ def build(token: uuid.UUID | None) -> Catalogue:
         len(people),
     )
     return catalogue
-
-
-_LISTS: dict[type, tuple[str, ...]] = {
-    FilmRecord: ("planets", "characters"),
-    PlanetRecord: ("residents", "films"),
-    PersonRecord: ("friends", "films"),
-}
 
 
 class _Links:
