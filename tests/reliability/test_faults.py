@@ -16,6 +16,7 @@ import pytest
 from django.db import connection, transaction
 
 from articles.models import Article
+from tests.support.fixtures import other_sessions
 from tests.support.load import API, is_problem, write_headers
 from tests.support.servers import GunicornServer, Response
 
@@ -148,15 +149,6 @@ def test_redis_cut_keeps_the_service_serving_and_rate_limits_resume(
     assert not Article.objects.filter(title="keyed while Redis is away").exists()
 
 
-def _lock_waiters() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"
-        )
-        return cursor.fetchone()[0]
-
-
 def _send_in_background(server: GunicornServer, *args, **kwargs) -> dict:
     outcome: dict = {}
 
@@ -171,29 +163,41 @@ def _send_in_background(server: GunicornServer, *args, **kwargs) -> dict:
     return outcome
 
 
+def _kill_the_worker_while_it_waits(
+    server: GunicornServer, lock: tuple[str, list], method: str, path: str, **request
+) -> int:
+    """Takes `lock` in a transaction, sends the request, and SIGKILLs the server's only worker
+    once the request waits on that lock, halfway through its write. The worker's pid."""
+    (worker,) = server.worker_pids()
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(*lock)
+        pending = _send_in_background(server, method, path, **request)
+        assert until(lambda: other_sessions(waiting_for_a_lock=True)), (
+            f"the {method} never reached the database"
+        )
+        os.kill(worker, signal.SIGKILL)
+        pending["thread"].join(timeout=30)
+    assert "error" in pending or pending["reply"].status >= 500
+    return worker
+
+
 def test_a_worker_killed_in_the_middle_of_a_post_leaves_no_partial_write(
     start_server, blog, alice, token_for
 ):
     server = start_server(workers=1)
     token = token_for(alice)
     count_before = blog.article_count
-    (worker,) = server.worker_pids()
-    with transaction.atomic():
-        # The POST bumps the blog's counter first, then inserts the article; holding the table
-        # stops it between the two, with half of its write done inside its transaction.
-        with connection.cursor() as cursor:
-            cursor.execute("LOCK TABLE articles_article IN SHARE MODE")
-        pending = _send_in_background(
-            server,
-            "POST",
-            f"{API}/blogs/{blog.pk}/articles",
-            body={"title": "half written"},
-            headers=write_headers(token),
-        )
-        assert until(_lock_waiters), "the POST never reached the database"
-        os.kill(worker, signal.SIGKILL)
-        pending["thread"].join(timeout=30)
-    assert "error" in pending or pending["reply"].status >= 500
+    # The POST bumps the blog's counter first, then inserts the article; holding the table
+    # stops it between the two, with half of its write done inside its transaction.
+    worker = _kill_the_worker_while_it_waits(
+        server,
+        ("LOCK TABLE articles_article IN SHARE MODE", []),
+        "POST",
+        f"{API}/blogs/{blog.pk}/articles",
+        body={"title": "half written"},
+        headers=write_headers(token),
+    )
     blog.refresh_from_db()
     assert blog.article_count == count_before
     assert not Article.objects.filter(title="half written").exists()
@@ -206,22 +210,15 @@ def test_a_worker_killed_in_the_middle_of_a_put_leaves_the_article_as_it_was(
 ):
     server = start_server(workers=1)
     token = token_for(alice)
-    (worker,) = server.worker_pids()
-    with transaction.atomic():
-        # The PUT updates the article row, then the blog's revision: holding the blog row stops
-        # it between the two.
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT id FROM blogs_blog WHERE id = %s FOR NO KEY UPDATE", [blog.pk])
-        pending = _send_in_background(
-            server,
-            "PUT",
-            f"{API}/blogs/{blog.pk}/articles/{article.pk}",
-            body={"title": "half replaced"},
-            headers=write_headers(token),
-        )
-        assert until(_lock_waiters), "the PUT never reached the database"
-        os.kill(worker, signal.SIGKILL)
-        pending["thread"].join(timeout=30)
-    assert "error" in pending or pending["reply"].status >= 500
+    # The PUT updates the article row, then the blog's revision: holding the blog row stops it
+    # between the two.
+    _kill_the_worker_while_it_waits(
+        server,
+        ("SELECT id FROM blogs_blog WHERE id = %s FOR NO KEY UPDATE", [blog.pk]),
+        "PUT",
+        f"{API}/blogs/{blog.pk}/articles/{article.pk}",
+        body={"title": "half replaced"},
+        headers=write_headers(token),
+    )
     article_after = Article.objects.get(pk=article.pk)
     assert (article_after.title, article_after.version) == (article.title, article.version)

@@ -111,14 +111,19 @@ def start_server(transactional_db, redis_url) -> Iterator[Callable[..., Gunicorn
     # The database is flushed (and at the end dropped) next: wait until the servers' sessions
     # have really ended, which PostgreSQL notices a moment after their processes exit.
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _other_sessions():
+    while time.monotonic() < deadline and other_sessions():
         time.sleep(0.1)
 
 
-def _other_sessions() -> int:
+def other_sessions(*, waiting_for_a_lock: bool = False) -> int:
+    """Sessions on the test database other than the test's own (the servers'); with
+    `waiting_for_a_lock`, only those blocked on a lock."""
+    sql = (
+        "SELECT count(*) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    if waiting_for_a_lock:
+        sql += " AND wait_event_type = 'Lock'"
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+        cursor.execute(sql)
         return cursor.fetchone()[0]
