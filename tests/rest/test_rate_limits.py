@@ -6,6 +6,8 @@ import re
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
+from redis._parsers import _HiredisParser
 
 from tests.rest.conftest import API, body
 
@@ -91,9 +93,6 @@ def test_an_unreachable_cache_does_not_take_the_api_down(api, blog, settings):
 def test_the_shared_cache_parses_redis_replies_with_hiredis():
     """Every rate-limited request makes one Redis round trip; hiredis parses the reply in C
     (redis-py's own parser is Python: 20 to 30 µs more CPU per call, README "performance")."""
-    from django.core.cache import cache
-    from redis._parsers import _HiredisParser
-
     pool = cache.client.get_client(write=True).connection_pool
     connection = pool.get_connection()
     try:
