@@ -6,10 +6,16 @@ PORT ?= 8000
 
 .PHONY: run test lint serve bench clean
 
+# The service's requirements (make run, make serve), and the development set on top of them
+# (make test, lint, bench): requirements.txt and requirements-dev.txt, both pinned.
 $(VENV)/.installed: requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { echo "Creating $(VENV) (Python packages, about a minute the first time)"; $(PYTHON) -m venv $(VENV); }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
 run: $(VENV)/.installed
@@ -18,12 +24,12 @@ run: $(VENV)/.installed
 	DEBUG=true $(PY) manage.py load_starwars
 	@echo "Demo token for alice (X-Access-Token):"
 	@DEBUG=true $(PY) manage.py issue_token alice --name "make run $$(date +%Y-%m-%dT%H:%M:%S)" | tail -n 1
-	DEBUG=true $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
@@ -40,7 +46,7 @@ serve: $(VENV)/.installed
 
 # The benchmark (bench/README.md): service and baselines under gunicorn, load from wrk; about ten
 # minutes. BENCH_ARGS=--quick for a smoke run.
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-dev
 	$(PY) -m bench.run $(BENCH_ARGS)
 
 clean:

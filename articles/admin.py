@@ -3,7 +3,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 
 from articles import services
 from articles.exceptions import ArticleError
@@ -90,6 +91,15 @@ class ArticleAdmin(admin.ModelAdmin):
 
     def delete_model(self, request: HttpRequest, obj: Article) -> None:
         services.article_delete(article=obj)
+
+    def delete_view(self, request: HttpRequest, object_id: str, extra_context=None):
+        # A locked article, or one of an archived blog, cannot be deleted: the service refuses
+        # (inside the view's transaction, which rolls back), and the editor is told why.
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except ArticleError as error:
+            self.message_user(request, f"The article was not deleted: {error}", messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:articles_article_change", args=[object_id]))
 
     def _apply(self, request: HttpRequest, queryset, write, done: str) -> None:
         done_count, refused = 0, []

@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from articles.models import Article
+from blogs import representations
 from blogs.models import Blog
 
 BENCH_BLOG_ID = 1
@@ -78,6 +79,7 @@ def blogs_seed_for_bench(*, articles: int) -> SeedResult:
             Blog.objects.filter(pk=blog.pk).update(
                 article_count=exact, revision=F("revision") + 1, updated_at=now
             )
+            representations.blog_changed(blog_id=blog.pk)
             changed = True
     if connection.vendor == "postgresql" and added:
         # Fresh statistics, so that the planner knows the blog is large right away.

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from typing import Generic, TypeVar
 
 from django.db.models import Count, Max, Sum
 
 from articles.models import Article, Comment
-from articles.sql import MAX_ID, FieldRead, fetch
 from blogs.models import Blog
 
 T = TypeVar("T")
@@ -32,54 +30,16 @@ class Page(Generic[T]):
         return (self.page_index - 1) * self.page_size
 
 
-# What a reader's representation, its validators and the write checks read (articles.sql says why
-# these two reads are SQL written once).
-_ARTICLE = FieldRead(
-    Article, ("id", "blog_id", "title", "content", "version", "locked", "updated_at", "deleted_at")
-)
-_BLOG = FieldRead(Blog, ("id", "title", "archived", "article_count", "revision", "updated_at"))
-
-
-# The SQL below (S608) is built from the models' tables and columns, quoted by the connection;
-# every value is a query parameter.
-
-
-@cache
-def _blog_sql() -> str:
-    return f"SELECT {_BLOG.columns()} FROM {_BLOG.table} WHERE {_BLOG.column('id')} = %s"  # noqa: S608
-
-
-@cache
-def _article_with_blog_sql() -> str:
-    return (
-        f"SELECT {_ARTICLE.columns('a')}, {_BLOG.columns('b')} FROM {_ARTICLE.table} a"  # noqa: S608
-        f" INNER JOIN {_BLOG.table} b ON b.{_BLOG.column('id')} = a.{_ARTICLE.column('blog_id')}"
-        f" WHERE a.{_ARTICLE.column('id')} = %s AND a.{_ARTICLE.column('blog_id')} = %s"
-    )
-
-
-@cache
-def _page_sql(backwards: bool) -> str:
-    """A page's rows by the ids of the page, taken from the partial (blog_id, id) index of the
-    live articles, in one statement."""
-    article_id, blog_id = _ARTICLE.column("id"), _ARTICLE.column("blog_id")
-    ids = (
-        f"SELECT {article_id} FROM {_ARTICLE.table} WHERE {blog_id} = %s"  # noqa: S608
-        f" AND {_ARTICLE.column('deleted_at')} IS NULL"
-        f" ORDER BY {article_id} {'DESC' if backwards else 'ASC'} LIMIT %s OFFSET %s"
-    )
-    return (
-        f"SELECT {_ARTICLE.columns()} FROM {_ARTICLE.table}"  # noqa: S608
-        f" WHERE {article_id} IN ({ids}) ORDER BY {article_id}"
-    )
+# The largest id a BigAutoField holds: a larger one in a URL names nothing, and must not reach
+# the database (PostgreSQL would refuse the parameter).
+MAX_ID = 2**63 - 1
 
 
 def blog_for_reading(*, blog_id: int) -> Blog | None:
     """The blog with what readers' representations and validators need, or None."""
     if blog_id > MAX_ID:
         return None
-    rows = fetch(_blog_sql(), [blog_id])
-    return _BLOG.instance(rows[0]) if rows else None
+    return Blog.objects.filter(pk=blog_id).first()
 
 
 def article_with_blog(*, blog_id: int, article_id: int) -> Article | None:
@@ -87,13 +47,7 @@ def article_with_blog(*, blog_id: int, article_id: int) -> Article | None:
     None when there is no such article in that blog (or no such blog)."""
     if blog_id > MAX_ID or article_id > MAX_ID:
         return None
-    rows = fetch(_article_with_blog_sql(), [article_id, blog_id])
-    if not rows:
-        return None
-    width = len(_ARTICLE.attnames)
-    article = _ARTICLE.instance(rows[0][:width])
-    article.blog = _BLOG.instance(rows[0][width:])
-    return article
+    return Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id).first()
 
 
 def _past_end(total: int, page_index: int, page_size: int) -> bool:
@@ -114,13 +68,15 @@ def article_page(*, blog: Blog, page_index: int, page_size: int) -> Page[Article
         return Page([], total, page_index, page_size)
     offset = (page_index - 1) * page_size
     end = min(offset + page_size, total)
+    live = Article.objects.live().in_blog(blog.pk)
     if offset <= total - end:
-        rows = fetch(_page_sql(False), [blog.pk, end - offset, offset])
+        ids = live.order_by("id").values("id")[offset:end]
     else:
         # Past the middle, the page is nearer the end: walk the index backwards, so the entries
         # skipped are at most half the blog's (the exact count makes the positions known).
-        rows = fetch(_page_sql(True), [blog.pk, end - offset, total - end])
-    articles = [_ARTICLE.instance(row) for row in rows]
+        ids = live.order_by("-id").values("id")[total - end : total - offset]
+    # One statement: the page's ids from the partial (blog_id, id) index, then only those rows.
+    articles = list(Article.objects.filter(pk__in=ids).order_by("id"))
     for article in articles:
         article.blog = blog  # every article links to its blog by title: no query per article
     return Page(articles, total, page_index, page_size)
@@ -141,18 +97,23 @@ def blog_page(*, total: int, page_index: int, page_size: int) -> Page[Blog]:
 
 @dataclass(frozen=True)
 class BlogListState:
-    """What identifies the state of the blog list: any change of any blog changes it."""
+    """What identifies the state of the blog list. Ids are never reused, so of two sets of blogs
+    with the same count, the later one has the larger sum of ids (what it gained is newer than
+    anything it lost); an edit of a blog, or of one of its articles, moves its revision."""
 
     count: int
+    id_sum: int
     revisions: int
     last_modified: datetime | None
 
 
 def blog_list_state() -> BlogListState:
     state = Blog.objects.aggregate(
-        count=Count("id"), revisions=Sum("revision"), last=Max("updated_at")
+        count=Count("id"), id_sum=Sum("id"), revisions=Sum("revision"), last=Max("updated_at")
     )
-    return BlogListState(state["count"], state["revisions"] or 0, state["last"])
+    return BlogListState(
+        state["count"], state["id_sum"] or 0, state["revisions"] or 0, state["last"]
+    )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
 from articles.models import Article, Comment
+from blogs import representations
 from blogs.models import Blog
 
 
@@ -48,8 +49,11 @@ def article_create(*, blog: Blog, title: str, content: str | None = None) -> Art
     if not touched:
         raise BlogArchived
     article = Article(blog=blog, title=title, content=content, created_at=now, updated_at=now)
-    article.full_clean(exclude=["blog"])
+    # The constraints (non-blank title, lengths) are checked by the database on the write;
+    # validating them here too would cost a query each.
+    article.full_clean(exclude=["blog"], validate_constraints=False)
     article.save(force_insert=True)
+    representations.article_changed(article_id=article.pk, blog_id=blog.pk)
     return article
 
 
@@ -69,9 +73,10 @@ def article_replace(
     current.content = content
     current.version += 1
     current.updated_at = now
-    current.full_clean(exclude=["blog"])
+    current.full_clean(exclude=["blog"], validate_constraints=False)
     current.save(update_fields=["title", "content", "version", "updated_at"])
     _blog_touch(blog_id=current.blog_id, at=now)
+    representations.article_changed(article_id=current.pk, blog_id=current.blog_id)
     return current
 
 
@@ -86,6 +91,7 @@ def article_delete(*, article: Article, expected_version: int | None = None) -> 
     current.version += 1
     current.save(update_fields=["deleted_at", "updated_at", "version"])
     _blog_touch(blog_id=current.blog_id, at=now, count_delta=-1)
+    representations.article_changed(article_id=current.pk, blog_id=current.blog_id)
     return current
 
 
@@ -123,7 +129,10 @@ def comment_create(*, article: Article, author, text: str) -> Comment:
 
 
 @transaction.atomic
-def comment_delete(*, comment: Comment) -> None:
+def comment_delete(*, comment: Comment) -> bool:
+    """Delete the comment; False when another request deleted it first (of several deletes at
+    once exactly one deletes it: the row's DELETE is the decision)."""
     if Blog.objects.filter(articles__comments=comment, archived=True).exists():
         raise BlogArchived
-    comment.delete()
+    deleted, _ = Comment.objects.filter(pk=comment.pk).delete()
+    return deleted > 0

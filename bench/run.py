@@ -158,6 +158,7 @@ def _environment(args: argparse.Namespace, redis_url: str) -> dict[str, str]:
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),  # loopback only, new for every run
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "ALLOWED_PORTS": "*",
         "REDIS_URL": redis_url,
         "RATE_LIMIT_ENABLED": "false" if args.no_rate_limit else "true",
         "RATE_LIMIT_READ": UNLIMITED_RATE,

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from blogs import services
 from blogs.models import AccessToken, Blog
@@ -34,7 +36,9 @@ class AccessTokenAdmin(admin.ModelAdmin):
     list_display = ("name", "user", "prefix", "created_at", "expires_at", "revoked", "last_used_at")
     list_filter = ("revoked",)
     search_fields = ("name", "prefix", "user__username")
-    raw_id_fields = ("user",)
+    # Editors pick the user by name. The autocomplete asks the user admin, so an editor who
+    # issues tokens needs "Can view user" (auth.view_user) too; seed_demo's editor has it.
+    autocomplete_fields = ("user",)
     actions = ("revoke_tokens",)
 
     def get_fields(self, request: HttpRequest, obj: AccessToken | None = None):
@@ -63,11 +67,28 @@ class AccessTokenAdmin(admin.ModelAdmin):
             return
         token, plain = services.token_issue(user=obj.user, name=obj.name, expires_at=obj.expires_at)
         obj.pk = token.pk
-        messages.warning(
+        # For response_add only: never in a message, which would carry it in a cookie.
+        request.issued_token = plain
+
+    def response_add(self, request: HttpRequest, obj: AccessToken, post_url_continue=None):
+        """The new token, shown once in the answer to the form itself: not in a message (the
+        messages cookie is signed, not encrypted) and not in any page after it."""
+        plain = getattr(request, "issued_token", None)
+        if plain is None:
+            return super().response_add(request, obj, post_url_continue)
+        response = TemplateResponse(
             request,
-            f"The new token is {plain} — copy it now: it is shown only this once and only a "
-            "hash of it is kept.",
+            "admin/blogs/accesstoken/issued.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "token": obj,
+                "plain": plain,
+                "title": "Access token issued",
+            },
         )
+        add_never_cache_headers(response)  # Cache-Control: no-store among them
+        return response
 
     @admin.action(description="Revoke the selected tokens (they stop working at once)")
     def revoke_tokens(self, request: HttpRequest, queryset) -> None:

@@ -4,6 +4,7 @@ import hashlib
 import hmac
 import secrets
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -12,6 +13,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Length, Trim
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
+
+from blogs import representations
 
 TITLE_MAX_LENGTH = 200
 
@@ -31,14 +34,6 @@ def non_blank_text_constraints(model: str, field: str, max_length: int) -> list:
             name=f"{model}_{field}_max_length",
         ),
     ]
-
-
-class BlogQuerySet(models.QuerySet):
-    def writable(self) -> BlogQuerySet:
-        return self.filter(archived=False)
-
-    def authored_by(self, user) -> BlogQuerySet:
-        return self.filter(authors=user)
 
 
 class Blog(models.Model):
@@ -77,8 +72,6 @@ class Blog(models.Model):
         help_text="When the blog or any of its articles last changed.",
     )
 
-    objects = BlogQuerySet.as_manager()
-
     class Meta:
         ordering = ["id"]
         constraints = non_blank_text_constraints("blog", "title", TITLE_MAX_LENGTH)
@@ -96,6 +89,7 @@ class Blog(models.Model):
         if self._state.adding:
             super().save(*args, **kwargs)
             return
+        representations.blog_changed(blog_id=self.pk)
         fields = kwargs.pop("update_fields", None)
         if fields is None:
             fields = {field.name for field in self._meta.concrete_fields if not field.primary_key}
@@ -104,6 +98,10 @@ class Blog(models.Model):
         fields = (set(fields) - {"article_count"}) | {"revision", "updated_at"}
         super().save(*args, update_fields=fields, **kwargs)
         self.refresh_from_db(fields=["article_count", "revision"])
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        representations.blog_changed(blog_id=self.pk)
+        return super().delete(*args, **kwargs)
 
     def clean(self) -> None:
         if not self.title.strip():
@@ -186,8 +184,9 @@ class AccessToken(models.Model):
 
     @staticmethod
     def generate() -> str:
-        return secrets.token_urlsafe(32)
-
-    @property
-    def is_active(self) -> bool:
-        return not self.revoked and (self.expires_at is None or self.expires_at > timezone.now())
+        # Never a leading "-": the prefix is typed as an argument of revoke_token, where it
+        # would read as an option (one token in 64 would be refused).
+        token = secrets.token_urlsafe(32)
+        while token.startswith("-"):
+            token = secrets.token_urlsafe(32)
+        return token

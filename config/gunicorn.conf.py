@@ -21,7 +21,7 @@ bind = [env_str("BIND") or f"127.0.0.1:{env_int('PORT', 8000, minimum=1)}"]
 # gthread: keep-alive connections from a load balancer or client are served, and a slow client
 # holds one thread rather than a whole process. Python code runs under the GIL, so the threads
 # mostly overlap database and network waits; processes give the CPU parallelism.
-# GUNICORN_WORKER_CLASS=sync is for measuring the alternative (docs-notes/perf.md).
+# GUNICORN_WORKER_CLASS=sync is for measuring the alternative (docs/benchmarks.md).
 worker_class = env_str("GUNICORN_WORKER_CLASS") or "gthread"
 if worker_class not in ("gthread", "sync"):
     raise ValueError(f"GUNICORN_WORKER_CLASS must be gthread or sync, not {worker_class!r}")

@@ -1,5 +1,6 @@
-"""Site-wide middleware: request ids and the request log, methods we do not implement, and the
-API's body-size limit (checked before anything reads the body)."""
+"""Site-wide middleware: request ids and the request log, methods we do not implement, the
+API's body-size limit (checked before anything reads the body), and the unread body of a refused
+request."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import split_domain_port
 
 from config.problems import PROBLEM_MEDIA_TYPE, problem_response
 
 logger = logging.getLogger("config.requests")
+security_logger = logging.getLogger("django.security")
 
 _CLIENT_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 
@@ -53,6 +57,66 @@ class RequestIdMiddleware:
         return response
 
 
+class BadRequestMiddleware:
+    """400 for a request Django cannot read, before any view or middleware trips over it: a Host
+    that ALLOWED_HOSTS does not name, more query parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS,
+    a Content-Length that is not a number. Django would raise on first use, and with DEBUG on
+    (`make run`) answer with its technical page, which shows settings and paths, or a 500."""
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            _normalise_host(request)
+            request.GET  # noqa: B018 (parsed now: too many fields is a SuspiciousOperation)
+            declared = request.META.get("CONTENT_LENGTH")
+            # The SOAP endpoint answers this itself, as a Sender fault.
+            if declared and not declared.isdigit() and not request.path_info.startswith("/soap/"):
+                raise BadRequest("Content-Length is not a number of bytes.")
+        except (SuspiciousOperation, BadRequest) as error:
+            security_logger.warning("bad request: %s", error)
+            detail = _CLIENT_DETAIL.get(type(error).__name__, str(error))
+            if request.path_info.startswith("/graphql"):
+                # GraphQL over HTTP: a request error is an `errors` list without `data`.
+                return JsonResponse({"errors": [{"message": detail}]}, status=400)
+            return problem_response(request, status=400, detail=detail)
+        return self.get_response(request)
+
+
+class DisallowedPort(SuspiciousOperation):
+    pass
+
+
+def _normalise_host(request: HttpRequest) -> None:
+    """Checks the host the request names (Host, or X-Forwarded-Host behind a trusted proxy) and
+    writes it back normalised: lower case, the scheme's default port left out, any other port
+    one of ALLOWED_PORTS. Links and the WSDL address are built from it, so they never echo a
+    client's spelling or an arbitrary port."""
+    host = request.get_host()  # DisallowedHost unless ALLOWED_HOSTS names it
+    domain, port = split_domain_port(host)  # lower-cased
+    default = "443" if request.is_secure() else "80"
+    if port:
+        if not (port.isdigit() and 0 < int(port) < 65536):
+            raise DisallowedPort(f"invalid port in Host {host[:100]!r}")
+        port = str(int(port))
+        allowed = settings.ALLOWED_PORTS
+        if port != default and "*" not in allowed and port not in allowed:
+            raise DisallowedPort(f"port {port} is not in ALLOWED_PORTS")
+    normalised = domain if not port or port == default else f"{domain}:{port}"
+    if normalised != host:
+        forwarded = settings.USE_X_FORWARDED_HOST and "HTTP_X_FORWARDED_HOST" in request.META
+        request.META["HTTP_X_FORWARDED_HOST" if forwarded else "HTTP_HOST"] = normalised
+
+
+# What the client is told; Django's own messages name settings.
+_CLIENT_DETAIL = {
+    "DisallowedHost": "The Host header names a host this service does not serve.",
+    "DisallowedPort": "The Host header names a port this service does not serve.",
+    "TooManyFieldsSent": "The request has more query parameters than this service accepts.",
+}
+
+
 class NotImplementedMethodMiddleware:
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -67,20 +131,62 @@ class NotImplementedMethodMiddleware:
         return self.get_response(request)
 
 
+# How much of a refused body is read and thrown away so that the client, still sending, gets the
+# 413 instead of a reset connection. Behind nginx (docs/production.md) nginx refuses larger
+# bodies itself.
+DRAIN_BYTES = 16 * 1024 * 1024
+_DRAIN_CHUNK = 64 * 1024
+
+
+class RefusedBodyDrainMiddleware:
+    """Reads the rest of a body refused with 413 (up to DRAIN_BYTES) before the answer goes out.
+
+    A 413 is decided from Content-Length before anything reads the body. If the server then
+    answered with the body still on the socket, gunicorn would drain only 64 KiB of it and close
+    the connection it had just announced as keep-alive, and a client still sending its 8 MiB
+    would see a reset instead of the answer. `request.read` stops where the body ends (its
+    Content-Length). A client that declares a body and does not send it holds its thread as it
+    would on any request whose body is read; nginx in front (docs/production.md) reads bodies
+    before gunicorn sees them. Best effort: whatever the drain meets, the answer goes out.
+    """
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        declared = request.META.get("CONTENT_LENGTH", "")
+        # A body declared larger than the drain is not waited for: the connection closes after
+        # the answer (gunicorn drains at most 64 KiB), as it would have anyway.
+        if response.status_code == 413 and declared.isdigit() and int(declared) <= DRAIN_BYTES:
+            drained = 0
+            try:
+                while drained < DRAIN_BYTES and (chunk := request.read(_DRAIN_CHUNK)):
+                    drained += len(chunk)
+            except Exception:  # noqa: S110 (the answer goes out whatever the drain met)
+                pass
+        return response
+
+
 class ApiBodySizeLimitMiddleware:
-    """413 for API bodies over MAX_BODY_BYTES, decided from Content-Length before reading."""
+    """413 for API bodies over MAX_BODY_BYTES, decided from Content-Length before reading; 411 for
+    a chunked body without one (Django reads a body by its Content-Length, so a chunked one would
+    look empty)."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path.startswith("/api/"):
+            if "CONTENT_LENGTH" not in request.META and "HTTP_TRANSFER_ENCODING" in request.META:
+                return problem_response(
+                    request,
+                    status=411,
+                    detail="Send the body with a Content-Length (not chunked).",
+                )
+            # A number: BadRequestMiddleware answered anything else.
             declared = request.META.get("CONTENT_LENGTH") or "0"
             limit = settings.MAX_BODY_BYTES
-            if not declared.isdigit():
-                return problem_response(
-                    request, status=400, detail="Content-Length is not a number of bytes."
-                )
             if len(declared) > 18 or int(declared) > limit:
                 return problem_response(
                     request,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
+from django.core.exceptions import DisallowedHost
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -61,6 +62,11 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         412,
         "Precondition failed",
         "If-Match, If-None-Match or If-Unmodified-Since did not hold: the resource changed.",
+    ),
+    "length-required": ProblemType(
+        411,
+        "Length required",
+        "The body came chunked, without a Content-Length; send it with one.",
     ),
     "content-too-large": ProblemType(
         413, "Content too large", "The request body is larger than the service accepts."
@@ -118,8 +124,13 @@ def problem_body(
 ) -> dict[str, Any]:
     slug = slug or problem_slug_for(status)
     known = PROBLEM_TYPES.get(slug)
+    doc = reverse("problem-doc", kwargs={"slug": slug})
+    try:
+        type_uri = request.build_absolute_uri(doc)
+    except DisallowedHost:
+        type_uri = doc  # RFC 9457 3.1.1: a relative type URI resolves against the request's
     body: dict[str, Any] = {
-        "type": request.build_absolute_uri(reverse("problem-doc", kwargs={"slug": slug})),
+        "type": type_uri,
         "title": known.title if known else HTTPStatus(status).phrase,
         "status": status,
         "detail": detail,

@@ -1,9 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
-from articles.api.docs import rel_doc
+from articles.api.docs import SwaggerUIView, rel_doc
 from config.health import healthz
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
@@ -17,7 +17,7 @@ urlpatterns = [
     # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
     # Accept header's `version` parameter. The schema and its viewer come first.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/docs/", SwaggerUIView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1.2/", include(api_routes, namespace="api-v1.2")),
     path("api/", include(api_routes, namespace="api-media-type")),
     path("docs/rels/<slug:rel>", rel_doc, name="rel-doc"),

@@ -4,8 +4,3 @@ from django.apps import AppConfig
 class GraphapiConfig(AppConfig):
     name = "graphapi"
     verbose_name = "Star Wars data (GraphQL)"
-
-    def ready(self) -> None:
-        from graphapi import signals
-
-        signals.connect()

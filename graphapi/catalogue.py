@@ -8,8 +8,9 @@ the document asks, and serves every Star Wars field from memory:
 - `Catalogue` holds frozen records linked to each other (a film's planets are the planet
   records themselves), every list in SWAPI id order. It is complete before it is published
   (one assignment) and never changed afterwards, so the threads of a worker share it freely.
-- Freshness: every write to the tables replaces the token of the `StarWarsRevision` row in the
-  same transaction (graphapi.signals). A process compares that token with its snapshot's at
+- Freshness: whoever writes the tables replaces the token of the `StarWarsRevision` row in the
+  same transaction (graphapi.services.starwars_revision_bump; load_starwars is the only writer,
+  there is no admin for this data). A process compares that token with its snapshot's at
   most once every GRAPHQL_STARWARS_REVALIDATE_SECONDS (0: on every request) and rebuilds when
   it changed; the process that wrote drops its snapshot when the write commits. Other
   processes therefore answer from the new data within that many seconds of the commit.

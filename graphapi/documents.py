@@ -16,7 +16,11 @@ from functools import lru_cache
 from django.conf import settings
 from graphql import DocumentNode, GraphQLError, GraphQLSchema, parse, validate
 
-from graphapi.validation import name_the_limits, validation_rules
+from graphapi.validation import (
+    name_the_limits,
+    validation_rules,
+    without_repeated_leaf_fields,
+)
 
 _CACHED_DOCUMENTS = 64
 _CACHEABLE_LENGTH = 2000
@@ -55,6 +59,7 @@ def _parse_and_validate(
         document = parse(query, max_tokens=settings.GRAPHQL_MAX_TOKENS)
     except GraphQLError as error:
         raise InvalidDocument([error], None) from None
+    document = without_repeated_leaf_fields(document)
     errors = name_the_limits(validate(schema, document, validation_rules()))
     if errors:
         raise InvalidDocument(errors, document)

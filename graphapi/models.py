@@ -8,39 +8,8 @@ strings such as "unknown" or "n/a" included, because the data set mixes them wit
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
-from typing import Any
 
-from django.db import models, transaction
-
-
-class StarWarsQuerySet(models.QuerySet):
-    """Bulk writes send no model signals, so these bump the data's revision themselves
-    (graphapi.signals covers save, delete and the relation managers)."""
-
-    def update(self, **kwargs: Any) -> int:
-        with transaction.atomic(using=self.db):
-            rows = super().update(**kwargs)
-            _bump(self.db)
-        return rows
-
-    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
-        with transaction.atomic(using=self.db):
-            created = super().bulk_create(objs, *args, **kwargs)
-            _bump(self.db)
-        return created
-
-    def bulk_update(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> int:
-        with transaction.atomic(using=self.db):
-            rows = super().bulk_update(objs, *args, **kwargs)
-            _bump(self.db)
-        return rows
-
-
-def _bump(using: str) -> None:
-    from graphapi.services import starwars_revision_bump  # the service imports these models
-
-    starwars_revision_bump(using=using)
+from django.db import models
 
 
 class Planet(models.Model):
@@ -55,8 +24,6 @@ class Planet(models.Model):
     orbital_period = models.CharField(max_length=30, blank=True, help_text="Standard days.")
     gravity = models.CharField(max_length=60, blank=True, help_text="In standard G.")
     surface_water = models.CharField(max_length=30, blank=True, help_text="Percent of surface.")
-
-    objects = StarWarsQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
@@ -92,8 +59,6 @@ class Person(models.Model):
         help_text="One-way, as in the classic GraphQL Star Wars example.",
     )
 
-    objects = StarWarsQuerySet.as_manager()
-
     class Meta:
         ordering = ["id"]
         verbose_name_plural = "people"
@@ -110,8 +75,6 @@ class Film(models.Model):
     release_date = models.DateField()
     planets = models.ManyToManyField(Planet, blank=True, related_name="films")
     characters = models.ManyToManyField(Person, blank=True, related_name="films")
-
-    objects = StarWarsQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]

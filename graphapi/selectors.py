@@ -4,15 +4,21 @@ graphapi.catalogue)."""
 from __future__ import annotations
 
 from articles.models import Article
+from articles.selectors import MAX_ID
 from blogs.models import Blog
+
+# A longer number names nothing, and must not reach int(), which refuses strings of more than
+# 4,300 digits.
+_MAX_ID_DIGITS = len(str(MAX_ID))
 
 
 def parse_id(text: str) -> int | None:
     """The integer an ID argument names, or None when it names nothing."""
     # Ids are plain decimal numbers; int() would also take " 1", "1_0" or non-ASCII digits.
-    if not (text.isascii() and text.isdigit()):
+    if len(text) > _MAX_ID_DIGITS or not (text.isascii() and text.isdigit()):
         return None
-    return int(text)
+    number = int(text)
+    return number if number <= MAX_ID else None
 
 
 def blog_for_reading(*, blog_id: str) -> Blog | None:

@@ -1,4 +1,5 @@
-"""Writes to the Star Wars data's revision, shared by the signals and load_starwars."""
+"""The Star Wars data's revision: whoever writes the data bumps it (today load_starwars, the
+only writer), so that every process's in-memory catalogue (graphapi.catalogue) follows."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from graphql import (
+    DocumentNode,
     FieldNode,
     FragmentSpreadNode,
     GraphQLError,
@@ -19,16 +20,51 @@ from graphql import (
     SelectionSetNode,
     ValidationContext,
     ValidationRule,
+    Visitor,
     specified_rules,
+    visit,
 )
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from graphql.validation.validate import ValidationAbortedError
 
-# graphql-core gives up on documents whose validation would cost it too much work (repeated
-# fields to compare, fragments nested hundreds deep) with a bare "Validation aborted.".
+# graphql-core gives up on documents whose validation would cost it too much work (fields of one
+# name with different arguments or selections to compare pairwise: 250,000 comparisons; fragments
+# nested hundreds deep) with a bare "Validation aborted.". Documented in docs/graphql.md.
 VALIDATION_WORK_REFUSAL = (
-    "The document exceeds the validation work limit: too many fields or fragments to compare."
+    "The document exceeds the validation work limit (250,000 comparisons of fields that share a"
+    " response name): too many fields of one name with different arguments or selections."
 )
+
+
+class _RepeatedLeafFields(Visitor):
+    """Drops exact repeats of a plain leaf field (`{ hello hello }`: same response name, no
+    arguments, directives or selections) from each selection set. They merge into one answer
+    anyway; left in, graphql-core compares every pair of them, so 4,900 repeats of one field
+    (inside the token limit) would cost 12 million comparisons."""
+
+    def leave_selection_set(self, node: SelectionSetNode, *_args: Any) -> SelectionSetNode | None:
+        seen: set[tuple[str | None, str]] = set()
+        kept = []
+        for selection in node.selections:
+            if (
+                isinstance(selection, FieldNode)
+                and not selection.arguments
+                and not selection.directives
+                and selection.selection_set is None
+            ):
+                key = (selection.alias.value if selection.alias else None, selection.name.value)
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(selection)
+        if len(kept) == len(node.selections):
+            return None  # unchanged
+        return SelectionSetNode(selections=tuple(kept), loc=node.loc)
+
+
+def without_repeated_leaf_fields(document: DocumentNode) -> DocumentNode:
+    return visit(document, _RepeatedLeafFields())
+
 
 # Introspection (the explorer's schema query nests ofType about ten levels) is bounded by the
 # token limit and the time budget instead, and is turned off as a whole by a setting.

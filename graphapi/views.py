@@ -1,6 +1,6 @@
 """The /graphql endpoint: GraphQL over HTTP on top of graphene-django's view.
 
-What this adds to graphene-django (see docs-notes/graphql.md):
+What this adds to graphene-django (see docs/graphql.md):
 - `application/graphql-response+json` when the client prefers it, with the status codes of the
   GraphQL-over-HTTP specification (400 for a document that does not parse or a request that
   cannot run, 422 for one that fails validation); otherwise `application/json` with
@@ -33,8 +33,9 @@ from graphql import (
     get_operation_ast,
 )
 
+from articles.api.throttling import charge_read, count_read
 from graphapi.documents import InvalidDocument, valid_document
-from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext
+from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext, TimeBudget
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,10 @@ GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 BODY_TYPES = ("application/json", "application/graphql")
 INTERNAL_ERROR = "Internal server error."
+# Time a request may use for the price of one read (see StarWarsGraphQLView._charge_the_work).
+READ_COST_MS = 100
+# RFC 9110 9.3.2: HEAD is GET without the content (the server leaves the body out).
+READ_METHODS = ("GET", "HEAD")
 DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
 
 
@@ -64,21 +69,55 @@ class StarWarsGraphQLView(GraphQLView):
         setattr(request, STARTED_ATTRIBUTE, time.monotonic())
         media_type = self.response_media_type(request)
         try:
-            if request.method not in ("GET", "POST"):
+            if request.method not in READ_METHODS and request.method != "POST":
                 raise HttpError(
-                    HttpResponseNotAllowed(["GET", "POST"]), "GraphQL accepts GET and POST only."
+                    HttpResponseNotAllowed(["GET", "HEAD", "POST"]),
+                    "GraphQL accepts GET, HEAD and POST only.",
                 )
-            if request.method == "GET" and self.can_display_graphiql(request, {}):
+            if request.method in READ_METHODS and self.can_display_graphiql(request, {}):
                 return self.render_graphiql(request)
-            status, body = self.run(request, self.parse_body(request), media_type)
+            self._within_the_read_limit(request)
+            try:
+                status, body = self.run(request, self.parse_body(request), media_type)
+            finally:
+                self._charge_the_work(request)
         except HttpError as error:
             response = error.response
             response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
             response["Content-Type"] = media_type
-            return self._negotiated(response)
-        return self._negotiated(
-            HttpResponse(self.json_encode(request, body), status=status, content_type=media_type)
+            return self._limited(request, self._negotiated(response))
+        response = HttpResponse(
+            self.json_encode(request, body), status=status, content_type=media_type
         )
+        return self._limited(request, self._negotiated(response))
+
+    @staticmethod
+    def _within_the_read_limit(request: HttpRequest) -> None:
+        """A GraphQL request counts against the client's read limit, as a REST read does."""
+        limit = count_read(request)
+        if limit is not None and limit.exceeded:
+            raise _error_response(
+                429,
+                f"Too many requests: the read limit is {limit.quota} per {limit.window} s;"
+                f" retry in {limit.reset} s.",
+                {"Retry-After": str(limit.reset)},
+            )
+
+    @staticmethod
+    def _charge_the_work(request: HttpRequest) -> None:
+        """Then its work: every READ_COST_MS of time it used counts as one read more, so that a
+        client spending the whole time budget (2 s: 20 reads more) cannot crowd out readers."""
+        used_ms = (time.monotonic() - getattr(request, STARTED_ATTRIBUTE)) * 1000
+        if (extra := int(used_ms // READ_COST_MS)) > 0:
+            charge_read(request, extra)
+
+    @staticmethod
+    def _limited(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        state = getattr(request, "rate_limit", None)
+        if state is not None:
+            for name, value in state.headers().items():
+                response[name] = value
+        return response
 
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
@@ -189,6 +228,7 @@ class StarWarsGraphQLView(GraphQLView):
             variable_values=variables,
             operation_name=operation_name,
             execution_context_class=BudgetedExecutionContext,
+            middleware=[TimeBudget()],
         )
         # Errors raised before any field ran (variables that do not coerce, an operation that
         # cannot be selected) leave no data and no path: the request could not run.
@@ -202,7 +242,7 @@ class StarWarsGraphQLView(GraphQLView):
     ) -> None:
         operation = get_operation_ast(document, operation_name)
         if (
-            request.method == "GET"
+            request.method in READ_METHODS
             and operation is not None
             and operation.operation != OperationType.QUERY
         ):

@@ -5,7 +5,7 @@ from __future__ import annotations
 INT_MIN = -(2**31)
 INT_MAX = 2**31 - 1
 
-# ErrorCode values carried in the CalculationFailure detail (documented in the README).
+# ErrorCode values carried in the CalculationFailure detail (documented in docs/soap.md).
 ERROR_OVERFLOW = 1
 
 

@@ -211,6 +211,6 @@ def _fault_response(fault: SoapFault, version: SoapVersion) -> HttpResponse:
     for name, value in fault.headers.items():
         response[name] = value
     # A SOAP 1.1 Client fault or a VersionMismatch is a 500 by protocol, not a server error:
-    # keep it out of Django's error log (Receiver faults are logged where they are caught).
-    response._has_been_logged = True
+    # config.logs.SoapFaultsLoggedBySoap keeps it out of Django's error log (Receiver faults are
+    # logged where they are caught).
     return response

@@ -2,7 +2,8 @@
 
 - `alice`: an author of `blog` (blog 1 in the demo).
 - `bob`: an author of `other_blog` only: a valid token, no right on `blog`.
-- `editor`: staff with the article (and comment, blog, token) permissions, author of nothing.
+- `editor`: staff with the article (and comment, blog, token) permissions and "view user",
+  author of nothing.
 - `outsider`: a valid token and no right anywhere.
 """
 
@@ -42,9 +43,14 @@ def editor(db) -> User:
         "editor", "editor@example.org", "editor-password", is_staff=True
     )
     user.user_permissions.set(
-        Permission.objects.filter(
-            content_type__app_label__in=["articles", "blogs"], codename__regex=EDITOR_PERMISSIONS
-        )
+        [
+            *Permission.objects.filter(
+                content_type__app_label__in=["articles", "blogs"],
+                codename__regex=EDITOR_PERMISSIONS,
+            ),
+            # To pick the user of a new token by name (the admin's autocomplete), as seed_demo.
+            Permission.objects.get(content_type__app_label="auth", codename="view_user"),
+        ]
     )
     return user
 
@@ -93,18 +99,6 @@ def _fresh_cache():
 
     cache.clear()
     yield
-
-
-@pytest.fixture(autouse=True)
-def _fresh_starwars_catalogue():
-    """The Star Wars catalogue lives in the process and the data in each test's transaction: a
-    catalogue built inside one test (from rows it changed, then rolled back) must never answer
-    in another."""
-    from graphapi import catalogue
-
-    catalogue.forget()
-    yield
-    catalogue.forget()
 
 
 @pytest.fixture

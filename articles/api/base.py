@@ -7,17 +7,19 @@ from typing import Any
 from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
-from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from articles import selectors
 from articles.api.authentication import AccessTokenAuthentication
+from articles.api.conditional import html_variant_tag, wants_html
 from articles.api.negotiation import (
     BrowsableHalRenderer,
     HalJsonRenderer,
     MediaTypeVersioning,
     PlainJsonRenderer,
+    StrictContentNegotiation,
     StrictHalJsonParser,
     StrictJsonParser,
 )
@@ -36,6 +38,7 @@ class ApiView(APIView):
     permission_classes = [WritesNeedToken]
     throttle_classes = [ReadRateThrottle, WriteRateThrottle]
     versioning_class = MediaTypeVersioning
+    content_negotiation_class = StrictContentNegotiation
 
     def get_exception_handler(self):
         return exception_handler
@@ -53,11 +56,23 @@ class ApiView(APIView):
         self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         response = super().finalize_response(request, response, *args, **kwargs)
-        state = getattr(request._request, "rate_limit", None)
+        if wants_html(request) and response.has_header("ETag"):
+            response["ETag"] = html_variant_tag(response["ETag"])
+        state = getattr(request, "rate_limit", None)
         if state is not None:
             for name, value in state.headers().items():
                 response[name] = value
         return response
+
+
+def json_object(request: Request) -> dict[str, Any]:
+    """The request's body, which must be a JSON object: an empty body is malformed (400), not an
+    object without fields (which would be a 422 for the missing ones)."""
+    if not request.META.get("CONTENT_LENGTH", "0").strip("0"):
+        raise ParseError("The body is empty; send a JSON object.")
+    if not isinstance(request.data, dict):
+        raise ParseError("The body must be a JSON object.")
+    return request.data
 
 
 def get_blog(blog_id: int) -> Blog:
@@ -88,6 +103,21 @@ def get_blog_article(blog_id: int, article_id: int) -> Article:
     if article is None:
         get_blog_for_reading(blog_id)
         raise Http404("No Article matches the given query.")
+    return _live(article, article.blog)
+
+
+def get_article_to_write(
+    request: Request, blog_id: int, article_id: int, ensure_may_write: Any
+) -> Article:
+    """The live article to replace or delete, its blog joined in the same query, after
+    `ensure_may_write(request, blog)`: the answers of get_blog, the rights check and get_article
+    in that order (404 for the blog, 403, then 404 or 410 for the article), one query fewer."""
+    article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
+    if article is None:
+        blog = get_blog(blog_id)
+        ensure_may_write(request, blog)
+        raise Http404("No Article matches the given query.")
+    ensure_may_write(request, article.blog)
     return _live(article, article.blog)
 
 

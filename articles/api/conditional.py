@@ -9,10 +9,10 @@ check (a 401, 403, 404 or 410 wins over 412, as section 13.2.1 requires).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
 
 from articles.api.problems import PreconditionFailed
@@ -29,6 +29,12 @@ class Validators:
     def last_modified_seconds(self) -> int:
         return int(self.last_modified.timestamp())
 
+    def for_html(self) -> Validators:
+        """The browsable API's page has other bytes than the JSON body of the same state, so it
+        gets its own strong tag (RFC 9110 8.8.3). application/json and application/hal+json
+        share one: the same bytes, and the tag a client holds keeps working if it switches."""
+        return replace(self, etag=html_variant_tag(self.etag))
+
     def apply(self, response: HttpResponse) -> HttpResponse:
         response["ETag"] = self.etag
         response["Last-Modified"] = http_date(self.last_modified_seconds)
@@ -39,6 +45,16 @@ def strong_etag(*parts: object) -> str:
     """A strong ETag from the values that identify one state of a resource."""
     digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
     return quote_etag(digest)
+
+
+def html_variant_tag(etag: str) -> str:
+    return strong_etag(etag, "text/html")
+
+
+def wants_html(request: HttpRequest) -> bool:
+    """Whether DRF's negotiation chose the browsable API (HTML) for this request."""
+    renderer = getattr(request, "accepted_renderer", None)
+    return getattr(renderer, "media_type", "") == "text/html"
 
 
 def _strip_weak(etag: str) -> str:
@@ -56,7 +72,8 @@ def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None
     etags = parse_etags(header)
     if etags == ["*"]:
         return True
-    return validators.etag in etags
+    # Either variant's tag names the same state of the resource, which is what a write checks.
+    return validators.etag in etags or validators.for_html().etag in etags
 
 
 def _if_none_match_matches(header: str, validators: Validators) -> bool:
@@ -69,7 +86,11 @@ def _if_none_match_matches(header: str, validators: Validators) -> bool:
 
 def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
     """A 304 response for a read whose copy is current; PreconditionFailed for a failed
-    precondition; None when the request goes ahead."""
+    precondition; None when the request goes ahead.
+
+    `validators` are those of the JSON representation; ApiView.finalize_response gives an HTML
+    answer the HTML variant's tag."""
+    current = validators.for_html() if wants_html(request) else validators
     # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
     # ETag condition of the same kind is present).
     match = if_match_passes(request, validators)
@@ -82,13 +103,19 @@ def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | Non
     # Step 3 and 4: If-None-Match, else If-Modified-Since (reads only).
     none_match = request.META.get("HTTP_IF_NONE_MATCH")
     if none_match is not None:
-        if _if_none_match_matches(none_match, validators):
+        if _if_none_match_matches(none_match, current):
             if request.method in SAFE_METHODS:
-                return validators.apply(HttpResponse(status=304))
+                return not_modified(validators)
             raise PreconditionFailed("If-None-Match matches the current ETag.")
         return None
     if request.method in SAFE_METHODS:
         since = parse_http_date_safe(request.META.get("HTTP_IF_MODIFIED_SINCE", ""))
         if since is not None and validators.last_modified_seconds <= since:
-            return validators.apply(HttpResponse(status=304))
+            return not_modified(validators)
     return None
+
+
+def not_modified(validators: Validators) -> HttpResponse:
+    # RFC 9110 15.4.5: a 304 has no content, so no Content-Type (HttpResponseNotModified drops
+    # the one HttpResponse would default to); the validators are sent.
+    return validators.apply(HttpResponseNotModified())

@@ -1,4 +1,5 @@
-"""`/docs/rels/{rel}`: the HTML pages that the `doc` curie points to, one per relation."""
+"""The API's documentation pages: `/docs/rels/{rel}` (the HTML pages that the `doc` curie points
+to, one per relation) and `/api/docs/` (Swagger UI)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,17 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
+from drf_spectacular.views import SpectacularSwaggerView
+from rest_framework.request import Request
+
+
+class SwaggerUIView(SpectacularSwaggerView):
+    """drf-spectacular's Swagger UI page (its template is templates/drf_spectacular/)."""
+
+    def options(self, request: Request, *args: object, **kwargs: object) -> HttpResponse:
+        # DRF's metadata answer would be rendered by the page's HTML template renderer, which has
+        # no template for it; the methods are all there is to say (DRF adds Allow).
+        return HttpResponse(status=200)
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.http import parse_header_parameters
 from drf_hal_json.parsers import JsonHalParser
 from drf_hal_json.renderers import JsonHalRenderer
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.versioning import AcceptHeaderVersioning
@@ -62,6 +64,26 @@ class StrictHalJsonParser(JsonHalParser):
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         return _load_json(self, stream, media_type, parser_context)
+
+
+UTF8 = ("utf-8", "utf8")
+BODY_DETAIL = "Send the body as application/json or application/hal+json, in UTF-8."
+
+
+class StrictContentNegotiation(DefaultContentNegotiation):
+    """Request bodies: a Content-Type names one media type (RFC 9110 8.3), never a range such as
+    `*/*` or `application/*`, which DRF's matching would take for JSON; and the text is UTF-8
+    (RFC 8259 8.1), whatever other codec a `charset` parameter names (utf-7 would turn
+    `+ADw-script+AD4-` into `<script>`)."""
+
+    def select_parser(self, request: Any, parsers: Any) -> Any:
+        media_type, params = parse_header_parameters(request.content_type or "")
+        if "*" in media_type:
+            raise UnsupportedMediaType(media_type, detail=BODY_DETAIL)
+        charset = params.get("charset")
+        if charset is not None and charset.lower() not in UTF8:
+            raise UnsupportedMediaType(media_type, detail=f"{BODY_DETAIL} Not {charset[:40]}.")
+        return super().select_parser(request, parsers)
 
 
 class MediaTypeVersioning(AcceptHeaderVersioning):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
@@ -38,7 +39,7 @@ def _page(total_name: str, item: str) -> dict[str, Any]:
         "required": ["pageIndex", "pageSize", "totalPages", total_name, "_link", "_links"],
         "properties": {
             "pageIndex": {"type": "integer", "minimum": 1},
-            "pageSize": {"type": "integer", "minimum": 1, "maximum": 100},
+            "pageSize": {"type": "integer", "minimum": 1, "maximum": settings.PAGE_SIZE_MAX},
             "totalPages": {"type": "integer", "minimum": 0},
             total_name: {"type": "integer", "minimum": 0},
             "_link": {
@@ -49,6 +50,36 @@ def _page(total_name: str, item: str) -> dict[str, Any]:
             "_embedded": {"type": "array", "items": ref(item)},
         },
     }
+
+
+# The Article as the API writes it (articles.api.serializers.article_representation).
+ARTICLE: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "title", "_links"],
+    "properties": {
+        "id": {"type": "integer"},
+        "title": {"type": "string", "maxLength": 200},
+        "content": {"type": "string", "description": "Left out when the article has none."},
+        "_links": _links("self", "doc:blog", "doc:comments"),
+    },
+}
+
+
+def _article_in_page() -> dict[str, Any]:
+    """An article as a page embeds it (articles.api.serializers.article_page_item)."""
+    properties = dict(ARTICLE["properties"])
+    properties["content"] = {
+        "type": "string",
+        "description": "Left out when the article has none, or when it is longer than"
+        f" {settings.PAGE_CONTENT_MAX_CHARS} characters (PAGE_CONTENT_MAX_CHARS).",
+    }
+    properties["contentOmitted"] = {
+        "type": "boolean",
+        "enum": [True],
+        "description": "Present when the content was left out for its length: follow `self`"
+        " for the whole article.",
+    }
+    return {**ARTICLE, "properties": properties}
 
 
 COMPONENTS: dict[str, Any] = {
@@ -87,16 +118,7 @@ COMPONENTS: dict[str, Any] = {
             "_links": _links("self", "doc:articles"),
         },
     },
-    "Article": {
-        "type": "object",
-        "required": ["id", "title", "_links"],
-        "properties": {
-            "id": {"type": "integer"},
-            "title": {"type": "string", "maxLength": 200},
-            "content": {"type": "string", "description": "Left out when the article has none."},
-            "_links": _links("self", "doc:blog", "doc:comments"),
-        },
-    },
+    "Article": ARTICLE,
     "DeletedArticle": {"type": "object", "properties": {"_links": _links("doc:blog")}},
     "Comment": {
         "type": "object",
@@ -109,7 +131,8 @@ COMPONENTS: dict[str, Any] = {
         },
     },
     "BlogPage": _page("totalBlogs", "Blog"),
-    "ArticlePage": _page("totalArticles", "Article"),
+    "ArticleInPage": _article_in_page(),
+    "ArticlePage": _page("totalArticles", "ArticleInPage"),
     "CommentPage": _page("totalComments", "Comment"),
     "Problem": {
         "type": "object",
@@ -161,7 +184,12 @@ def problems(*statuses: int) -> dict[Any, OpenApiResponse]:
 
 PAGE_PARAMETERS = [
     OpenApiParameter("pageIndex", int, description="1-based page number (default 1)."),
-    OpenApiParameter("pageSize", int, description="Items per page, 1 to 100 (default 10)."),
+    OpenApiParameter(
+        "pageSize",
+        int,
+        description=f"Items per page, 1 to {settings.PAGE_SIZE_MAX}"
+        f" (default {settings.PAGE_SIZE_DEFAULT}).",
+    ),
 ]
 _IF_MATCH = OpenApiParameter(
     "If-Match", str, OpenApiParameter.HEADER, description="Write only if the ETag matches (412)."

@@ -57,17 +57,17 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), _PERIODS[period[0]]
 
 
-def _count_hit(key: str, window: int) -> int:
+def _count_hit(key: str, window: int, cost: int = 1) -> int:
     # `incr` counts atomically. Only a window's first hit finds no counter: `add` creates it
     # (atomically; of processes racing to create it, one wins and the others count with `incr`).
     # The extra second of lifetime keeps the key alive until its window has surely ended.
     # Trying `incr` first makes the usual hit one cache round trip instead of two.
     try:
-        return cache.incr(key)
+        return cache.incr(key, cost)
     except ValueError:
-        if cache.add(key, 1, timeout=window + 1):
-            return 1
-        return cache.incr(key)
+        if cache.add(key, cost, timeout=window + 1):
+            return cost
+        return cache.incr(key, cost)
 
 
 def _window_start(key: str, now: float, window: int) -> float:
@@ -87,7 +87,7 @@ if not started then
     redis.call('HSET', KEYS[1], 'start', started)
     redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
-return {started, redis.call('HINCRBY', KEYS[1], 'hits', 1)}
+return {started, redis.call('HINCRBY', KEYS[1], 'hits', ARGV[3])}
 """
 
 
@@ -97,14 +97,14 @@ def _redis_client() -> Any | None:
     return get_client(write=True) if get_client is not None else None
 
 
-def _hit(key: str, now: float, window: int) -> tuple[float, int]:
-    """(start of the window, hits in it including this one)."""
+def _hit(key: str, now: float, window: int, cost: int = 1) -> tuple[float, int]:
+    """(start of the window, hits in it including these `cost` ones)."""
     client = _redis_client()
     if client is not None:
-        started, hits = client.eval(_REDIS_WINDOW, 1, cache.make_key(key), repr(now), window)
+        started, hits = client.eval(_REDIS_WINDOW, 1, cache.make_key(key), repr(now), window, cost)
         return float(started), int(hits)
     started = _window_start(f"{key}:start", now, window)
-    return started, _count_hit(f"{key}:{started}", window)
+    return started, _count_hit(f"{key}:{started}", window, cost)
 
 
 def count_request(
@@ -118,13 +118,21 @@ def count_request(
     state = getattr(request, "rate_limit", None)
     if state is not None and state.policy == policy:
         return state
+    return charge_request(request, policy, rate, ident, cost=1)
+
+
+def charge_request(
+    request: HttpRequest, policy: str, rate: str, ident: str, *, cost: int
+) -> RateLimitState | None:
+    """Counts `cost` hits against `policy` for `ident` (each call counts; count_request is the
+    once-per-request form), and keeps the new state on the request."""
     if not settings.RATE_LIMIT_ENABLED:
         return None
     quota, window = parse_rate(rate)
     key = f"ratelimit:{policy}:{ident}:{window}"
     now = time.time()
     try:
-        started, hits = _hit(key, now, window)
+        started, hits = _hit(key, now, window, cost)
     except Exception:  # the cache is down: serve without a limit (see the module docstring)
         logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
         return None
@@ -137,6 +145,13 @@ def count_request(
 def count_read(request: HttpRequest) -> RateLimitState | None:
     """The read limit, per client address (what ReadRateThrottle counts)."""
     return count_request(request, "read", settings.RATE_LIMIT_READ, _client_ident(request))
+
+
+def charge_read(request: HttpRequest, cost: int) -> RateLimitState | None:
+    """`cost` more hits against the client's read limit (GraphQL weighs requests by their work)."""
+    return charge_request(
+        request, "read", settings.RATE_LIMIT_READ, _client_ident(request), cost=cost
+    )
 
 
 def _client_ident(request: HttpRequest) -> str:
@@ -158,7 +173,7 @@ class FixedWindowThrottle(BaseThrottle):
         if not self.applies_to(request):
             return True
         rate = getattr(settings, self.rate_setting)
-        self.state = count_request(request._request, self.policy, rate, self.ident(request))
+        self.state = count_request(request, self.policy, rate, self.ident(request))
         return self.state is None or not self.state.exceeded
 
     def wait(self) -> float | None:
@@ -174,7 +189,7 @@ class ReadRateThrottle(FixedWindowThrottle):
         return request.method in ("GET", "HEAD", "OPTIONS")
 
     def ident(self, request: Request) -> str:
-        return _client_ident(request._request)
+        return _client_ident(request)
 
 
 class WriteRateThrottle(FixedWindowThrottle):

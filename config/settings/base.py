@@ -5,7 +5,6 @@ See README.md, "Configuration", for the meaning and default of each variable.
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,6 +25,9 @@ if not SECRET_KEY:
     SECRET_KEY = "django-insecure-development-only-key-never-use-in-production"  # noqa: S105
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+# Ports a Host header may name besides the scheme's default (80, 443): links and the WSDL address
+# carry it, so any other is a 400 (config.middleware.BadRequestMiddleware). `*` allows any.
+ALLOWED_PORTS = env_list("ALLOWED_PORTS", ["8000", *([env_str("PORT")] if env_str("PORT") else [])])
 
 # Behind a trusted reverse proxy, links are built from X-Forwarded-Proto/-Host; otherwise those
 # headers are ignored, so that a client cannot make the service hand out links to another host.
@@ -56,6 +58,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.middleware.RequestIdMiddleware",
+    "config.middleware.RefusedBodyDrainMiddleware",
+    "config.middleware.BadRequestMiddleware",
     "config.middleware.ApiProblemFallbackMiddleware",
     "config.middleware.NotImplementedMethodMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
@@ -69,7 +73,7 @@ MIDDLEWARE = [
     "config.cookie_middleware.HtmlAuthenticationMiddleware",
     "config.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.csp.CSPMiddleware",
+    "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -124,8 +128,11 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Cache: Redis when REDIS_URL is set (shared by every server process: rate limits, idempotency
-# keys), otherwise memory local to the process.
+# Cache: Redis when REDIS_URL is set, otherwise Django's database cache. Either way every server
+# process shares one store: idempotency keys and rate-limit counters hold across gunicorn workers
+# and hosts (docs/decisions/shared-cache-without-redis.md). The database cache's table is created
+# by a migration (articles 0002), so `migrate` is the only set-up step.
+CACHE_TABLE = "django_cache"
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
@@ -139,7 +146,15 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            # Django culls a third of the entries past MAX_ENTRIES (300 by default), which would
+            # forget idempotency keys long before their 24 hours.
+            "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 1_000_000, minimum=1000)},
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -166,7 +181,7 @@ STORAGES = {
     },
 }
 
-# --- Transport and browser security (docs-notes/reliability.md lists the production values) ----
+# --- Transport and browser security (docs/reliability.md lists the production values) ----
 # Off by default so that `make run` and `make serve` work over plain HTTP on loopback; behind TLS
 # the environment turns them on, and `manage.py check --deploy` then passes.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
@@ -223,6 +238,9 @@ MAX_BODY_BYTES = env_int("MAX_BODY_BYTES", 1024 * 1024, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 PAGE_SIZE_DEFAULT = env_int("PAGE_SIZE_DEFAULT", 10, minimum=1)
 PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
+# A page embeds an article's content only up to this many characters (longer: left out, with
+# "contentOmitted": true), so that a page of 100 stays a few MB at most.
+PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 
@@ -232,9 +250,6 @@ RATE_LIMIT_WRITE = env_rate("RATE_LIMIT_WRITE", "120/min")
 
 IDEMPOTENCY_KEY_TTL_SECONDS = env_int("IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600, minimum=1)
 MAINTENANCE_MODE = env_bool("MAINTENANCE_MODE", False)
-# GET of an article and of a page of articles answered without DRF's dispatch when the request
-# needs nothing of it (articles/api/fast_reads.py); false sends every request through DRF.
-API_FAST_READS = env_bool("API_FAST_READS", True)
 
 SOAP_NAMESPACE = env_str("SOAP_NAMESPACE") or "http://example.org/calculator"
 SOAP_MAX_BODY_BYTES = env_int("SOAP_MAX_BODY_BYTES", 64 * 1024, minimum=1)
@@ -277,22 +292,23 @@ SPECTACULAR_SETTINGS = {
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 
-# Every request logs a line: the record fields the format never shows are not collected (the
-# logging HOWTO's "Optimization": thread, process and caller of each record).
-logging.logThreads = False
-logging.logProcesses = False
-logging.logMultiprocessing = False
-logging._srcfile = None
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # One record, one line: control characters a client sent (a %0a in a path) are escaped.
+    "formatters": {
+        "line": {
+            "()": "config.logs.OneLineFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
+    "filters": {"soap_faults": {"()": "config.logs.SoapFaultsLoggedBySoap"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {
         # Requests are logged on one line each by our own middleware; Django's own request
         # logger would repeat the 4xx ones.
-        "django.request": {"level": "ERROR"},
+        "django.request": {"level": "ERROR", "filters": ["soap_faults"]},
         "django.server": {"level": "WARNING"},
     },
 }

@@ -7,9 +7,14 @@ import os
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES
+from config.settings.base import DATABASES, REDIS_URL
 
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
+# A test's writes to the Star Wars data roll back with its transaction: every request compares
+# the catalogue's revision with the database's, so no test answers from another's data.
+GRAPHQL_STARWARS_REVALIDATE_SECONDS = 0
+# The live test servers listen on ports of the system's choosing.
+ALLOWED_PORTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -18,3 +23,7 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": None}
+if not REDIS_URL:
+    # Memory is enough for one process and keeps the suite fast; the database cache that
+    # production uses without Redis is tested on real gunicorn servers (tests/reliability).
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -131,18 +131,60 @@ def test_archive_action(editor_client, content):
     assert Blog.objects.get(pk=blog.pk).archived
 
 
-def test_issuing_a_token_in_the_admin_shows_it_once(editor_client, alice):
+def test_issuing_a_token_in_the_admin_shows_it_once_without_a_cookie(editor_client, alice, blog):
     response = editor_client.post(
-        "/admin/blogs/accesstoken/add/", {"user": alice.pk, "name": "from admin"}, follow=True
+        "/admin/blogs/accesstoken/add/", {"user": alice.pk, "name": "from admin"}
     )
+    assert response.status_code == 200
     page = response.content.decode()
-    shown = re.search(r"The new token is (\S+) ", page)
+    shown = re.search(r'<code id="issued-token">(\S+)</code>', page)
     assert shown, page
-    token = AccessToken.objects.matching(shown.group(1))
+    plain = shown.group(1)
+    token = AccessToken.objects.matching(plain)
     assert token is not None and token.user == alice and token.name == "from admin"
-    # Shown once: the token's own page does not show it again.
-    again = editor_client.get(f"/admin/blogs/accesstoken/{token.pk}/change/").content.decode()
-    assert shown.group(1) not in again
+    assert "no-store" in response["Cache-Control"]
+    # Not in a cookie (the messages cookie is signed, not encrypted), nor on any later page.
+    assert all(plain not in morsel.value for morsel in response.cookies.values())
+    assert "messages" not in response.cookies
+    for later in ("/admin/blogs/accesstoken/", f"/admin/blogs/accesstoken/{token.pk}/change/"):
+        assert plain not in editor_client.get(later).content.decode()
+    # And it is a working token.
+    write = editor_client.post(
+        f"/api/v1.2/blogs/{blog.pk}/articles",
+        {"title": "Written with the admin's token"},
+        content_type="application/json",
+        headers={"X-Access-Token": plain},
+    )
+    assert write.status_code == 201
+
+
+def test_the_token_form_finds_the_user_by_name(editor_client, alice, bob):
+    response = editor_client.get(
+        "/admin/autocomplete/",
+        {"app_label": "blogs", "model_name": "accesstoken", "field_name": "user", "term": "ali"},
+    )
+    assert response.status_code == 200
+    assert response.json()["results"] == [{"id": str(alice.pk), "text": "alice"}]
+    form = editor_client.get("/admin/blogs/accesstoken/add/").content.decode()
+    assert "admin-autocomplete" in form
+
+
+@pytest.mark.parametrize("state", ["locked", "archived"])
+def test_deleting_a_refused_article_from_its_delete_page_tells_the_editor(
+    editor_client, content, state
+):
+    article = content["article"]
+    if state == "locked":
+        services.article_lock(article=article)
+    else:
+        Blog.objects.filter(pk=article.blog_id).update(archived=True)
+    response = editor_client.post(
+        f"/admin/articles/article/{article.pk}/delete/", {"post": "yes"}, follow=True
+    )
+    assert response.status_code == 200
+    shown = [str(message) for message in response.context["messages"]]
+    assert any("was not deleted" in message for message in shown), shown
+    assert not Article.objects.get(pk=article.pk).is_deleted
 
 
 def test_revoke_action(editor_client, content):

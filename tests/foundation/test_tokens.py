@@ -80,3 +80,9 @@ def test_last_use_is_recorded_at_most_once_a_minute(alice):
     assert first is not None
     services.token_record_use(token=token)
     assert AccessToken.objects.get(pk=token.pk).last_used_at == first
+
+
+def test_no_token_starts_with_a_dash_so_its_prefix_is_a_command_argument():
+    from blogs.models import AccessToken
+
+    assert not any(AccessToken.generate().startswith("-") for _ in range(2000))

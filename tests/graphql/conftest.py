@@ -30,6 +30,15 @@ def starwars(_starwars_loaded, db) -> None:
         call_command("load_starwars", stdout=io.StringIO())
 
 
+@pytest.fixture
+def fresh_catalogue() -> None:
+    """No catalogue in the process yet, for tests about building one or that read the revision
+    rarely (a catalogue built in an earlier test may hold that test's rolled-back writes)."""
+    from graphapi import catalogue
+
+    catalogue.forget()
+
+
 @pytest.fixture(autouse=True)
 def generous_time_budget(settings) -> None:
     """The time budget is a production limit; a busy CI machine must not trip it by chance.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+from urllib.parse import quote, urlsplit
 
 import pytest
 from django.test import override_settings
@@ -123,11 +125,11 @@ def test_a_mutation_over_post_is_refused_as_there_are_none(gql):
 
 
 @pytest.mark.parametrize("method", ["put", "patch", "delete"])
-def test_other_methods_are_405_naming_get_and_post(client, method):
+def test_other_methods_are_405_naming_get_head_and_post(client, method):
     response = getattr(client, method)("/graphql", FILM_TITLE, content_type="application/json")
     assert response.status_code == 405
-    assert response["Allow"] == "GET, POST"
-    assert response.json()["errors"][0]["message"] == "GraphQL accepts GET and POST only."
+    assert response["Allow"] == "GET, HEAD, POST"
+    assert response.json()["errors"][0]["message"] == "GraphQL accepts GET, HEAD and POST only."
 
 
 @pytest.mark.parametrize(
@@ -221,3 +223,57 @@ def test_an_unknown_id_beside_a_known_one_is_null_with_status_200(gql):
     )
     assert response.status_code == 200
     assert response.json() == {"data": {"a": {"name": "Luke Skywalker"}, "b": None}}
+
+
+def test_head_answers_as_get_without_a_body(live_server, starwars):
+    connection = http.client.HTTPConnection(urlsplit(live_server.url).netloc, timeout=10)
+    try:
+        connection.request("HEAD", "/graphql?query=" + quote(FILM_TITLE))
+        query = connection.getresponse()
+        assert (query.status, query.read()) == (200, b"")
+        assert query.headers["Content-Type"] == "application/json"
+        connection.request("HEAD", "/graphql", headers={"Accept": "text/html"})
+        page = connection.getresponse()
+        assert (page.status, page.read()) == (200, b"")
+        assert page.headers["Content-Type"].startswith("text/html")
+    finally:
+        connection.close()
+
+
+def test_head_refuses_a_mutation_as_get_does(client):
+    response = client.head("/graphql", {"query": "mutation { hello }"})
+    assert response.status_code == 405
+
+
+def test_graphql_counts_against_the_read_limit_and_answers_429_in_graphql(gql, settings):
+    settings.RATE_LIMIT_READ = "3/min"
+    answers = [gql.post(FILM_TITLE, accept=GRAPHQL_RESPONSE) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    refused = answers[-1]
+    assert refused["Content-Type"] == GRAPHQL_RESPONSE
+    assert int(refused["Retry-After"]) >= 1
+    assert refused["RateLimit-Policy"] == '"read";q=3;w=60'
+    [error] = refused.json()["errors"]
+    assert "read limit" in error["message"] and "data" not in refused.json()
+    assert answers[0]["RateLimit"].startswith('"read";r=2;')
+
+
+def test_graphql_and_rest_reads_share_one_limit(client, gql, settings, db):
+    settings.RATE_LIMIT_READ = "2/min"
+    assert client.get("/api/v1.2/").status_code == 200
+    assert gql.post(FILM_TITLE).status_code == 200
+    assert client.get("/api/v1.2/").status_code == 429
+    assert gql.post(FILM_TITLE).status_code == 429
+
+
+def test_a_request_that_uses_its_time_budget_costs_more_reads(gql, settings):
+    settings.RATE_LIMIT_READ = "100/min"
+    settings.GRAPHQL_TIME_BUDGET_MS = 300
+    # Films, their characters, their films...: hundreds of thousands of fields, far more than
+    # 300 ms of resolving, so the request spends its whole budget.
+    heavy = "{ allFilms { characters { films { characters { films { characters { name } } } } } } }"
+    response = gql.post(heavy, accept=GRAPHQL_RESPONSE)
+    remaining = int(response["RateLimit"].split("r=")[1].split(";")[0])
+    # One read for the request, one more per 100 ms it used (at least the 300 ms budget).
+    assert remaining <= 100 - 1 - 3
+    assert gql.post(FILM_TITLE)["RateLimit"].startswith(f'"read";r={remaining - 1};')

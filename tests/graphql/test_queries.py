@@ -120,6 +120,16 @@ def test_unknown_ids_answer_null_without_an_error(gql):
     assert gql.data(UNKNOWN_IDS) == {"person": None, "film": None, "planet": None, "huge": None}
 
 
+def test_an_id_longer_than_python_converts_answers_null_without_an_error(gql):
+    # int() refuses strings of more than 4,300 digits; such an id names nothing.
+    digits = "9" * 5000
+    document = (
+        f'{{ person(id: "{digits}") {{ name }} film(id: "{digits}") {{ title }}'
+        f' planet(id: "{digits}") {{ name }} blog(id: "{digits}") {{ title }} }}'
+    )
+    assert gql.data(document) == {"person": None, "film": None, "planet": None, "blog": None}
+
+
 def test_fragments_and_inline_fragments_select_fields(gql):
     assert gql.data(FRAGMENTS)["person"] == {
         "id": "1",

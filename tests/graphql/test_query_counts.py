@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-pytestmark = pytest.mark.usefixtures("starwars")
+pytestmark = pytest.mark.usefixtures("starwars", "fresh_catalogue")
 
 # The revision, then films, planets, people (with their homeworld), and the three link tables.
 BUILD_QUERIES = 7
@@ -88,7 +88,7 @@ DOCUMENTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
 def test_building_the_catalogue_costs_the_same_queries_for_any_document(
     gql, name, django_assert_num_queries
 ):
-    # The conftest empties the process's catalogue before each test: this request builds it.
+    # fresh_catalogue emptied the process's catalogue: this request builds it.
     document, check = DOCUMENTS[name]
     with django_assert_num_queries(BUILD_QUERIES):
         check(gql.data(document))

@@ -11,6 +11,7 @@ import json
 import threading
 import urllib.error
 import urllib.request
+from functools import partial
 
 import pytest
 
@@ -18,6 +19,7 @@ from articles import services
 from articles.models import Article
 from blogs import services as blog_services
 from blogs.models import Blog
+from tests.support.load import race
 
 
 def http(method: str, url: str, *, body: dict | None = None, headers: dict | None = None):
@@ -158,3 +160,23 @@ def test_a_retry_while_the_first_post_is_still_running_is_409(live_server, djang
     assert later_status == 201
     assert later_body == first[0][2]
     assert Article.objects.filter(blog=blog).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_deletes_of_one_comment_give_exactly_one_204(live_server, django_user_model):
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Race")
+    blog.authors.add(alice)
+    article = services.article_create(blog=blog, title="Start")
+    _, token = blog_services.token_issue(user=alice, name="race")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles/{article.pk}/comments"
+
+    for round_number in range(5):
+        _, headers, _ = http(
+            "POST", url, body={"text": f"round {round_number}"}, headers={"X-Access-Token": token}
+        )
+        comment_url = headers["Location"]
+        delete = partial(http, "DELETE", comment_url, headers={"X-Access-Token": token})
+        results = [status for status, _, _ in race([delete] * 4)]
+        assert sorted(results) == [204, 404, 404, 404], round_number

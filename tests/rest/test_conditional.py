@@ -9,6 +9,7 @@ from django.utils.http import http_date
 
 from articles import services
 from articles.models import Article
+from blogs.models import Blog
 from tests.rest.conftest import API, body
 
 
@@ -44,6 +45,8 @@ def test_if_none_match_with_the_current_etag_is_304_with_empty_body(api, article
         assert again.content == b""
         assert again["ETag"] == first["ETag"]
         assert again["Last-Modified"] == first["Last-Modified"]
+        # RFC 9110 15.4.5: no content, so no Content-Type.
+        assert "Content-Type" not in again, url
 
 
 def test_if_none_match_accepts_weak_forms_lists_and_star(api, article):
@@ -275,3 +278,55 @@ def test_other_errors_win_over_a_failed_precondition(
             headers={"If-Match": '"certainly-not-current"'},
         )
         assert response.status_code == status, (situation, method)
+
+
+def test_deleting_a_blog_and_creating_another_changes_the_blog_list_etag(api, blog, other_blog):
+    first = api.get(f"{API}/blogs")
+    other_blog.delete()
+    Blog.objects.create(title="A newcomer")
+
+    again = api.get(f"{API}/blogs", headers={"If-None-Match": first["ETag"]})
+
+    assert again.status_code == 200
+    assert again["ETag"] != first["ETag"]
+    assert body(again)["totalBlogs"] == 2
+
+
+def test_the_html_page_and_the_json_body_of_one_state_have_different_etags(api, article):
+    for url in resource_urls(article):
+        hal = api.get(url)
+        html = api.get(url, headers={"Accept": "text/html"})
+        plain = api.get(url, headers={"Accept": "application/json"})
+        assert html["Content-Type"].startswith("text/html"), url
+        assert html["ETag"] != hal["ETag"], url
+        assert plain["ETag"] == hal["ETag"], url  # the same bytes
+        # Each tag validates its own variant only.
+        assert (
+            api.get(url, headers={"Accept": "text/html", "If-None-Match": html["ETag"]}).status_code
+            == 304
+        )
+        assert (
+            api.get(url, headers={"Accept": "text/html", "If-None-Match": hal["ETag"]}).status_code
+            == 200
+        )
+        assert api.get(url, headers={"If-None-Match": html["ETag"]}).status_code == 200
+
+
+def test_if_match_takes_the_tag_of_either_variant_of_the_current_state(api, article, alice_token):
+    html_tag = api.get(article_url(article), headers={"Accept": "text/html"})["ETag"]
+    response = api.write(
+        "PUT",
+        article_url(article),
+        {"title": "Edited from what the browser showed"},
+        token=alice_token,
+        headers={"If-Match": html_tag},
+    )
+    assert response.status_code == 200
+    stale = api.write(
+        "PUT",
+        article_url(article),
+        {"title": "Lost?"},
+        token=alice_token,
+        headers={"If-Match": html_tag},
+    )
+    assert stale.status_code == 412

@@ -149,3 +149,26 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     assert titles == [f"Walk {n}" for n in range(23)]
     assert page["totalArticles"] == len(titles)
     assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments", "doc:article"}
+
+
+def test_options_on_the_swagger_ui_page_answers_its_methods(client):
+    response = client.options("/api/docs/")
+    assert response.status_code == 200
+    assert response["Allow"] == "GET, HEAD, OPTIONS"
+
+
+@pytest.mark.parametrize(
+    ("path", "accept"),
+    [
+        ("/api/docs/", "text/html"),
+        ("/api/schema/", "*/*"),
+        ("/api/v1.2/", "text/html"),
+        ("/graphql", "text/html"),
+        ("/soap/calculator", "text/html"),
+    ],
+)
+def test_pages_of_the_api_surfaces_set_no_cookie(client, db, path, accept):
+    response = client.get(path, HTTP_ACCEPT=accept)
+    assert response.status_code == 200
+    assert not response.cookies
+    assert "Set-Cookie" not in response

@@ -213,3 +213,30 @@ def test_pages_from_the_front_and_from_the_back_join_into_every_article_once(api
 
     assert seen == expected
     assert index == data["totalPages"] == -(-22 // page_size)
+
+
+def test_a_page_leaves_out_content_over_the_bound_and_links_to_the_whole(
+    api, blog, settings, alice
+):
+    settings.PAGE_CONTENT_MAX_CHARS = 1000
+    services.article_create(blog=blog, title="Short", content="s" * 1000)
+    long = services.article_create(blog=blog, title="Long", content="l" * 1001)
+    services.article_create(blog=blog, title="None")
+
+    page = body(api.get(f"{API}/blogs/{blog.pk}/articles?pageSize=100"))
+    short_item, long_item, none_item = page["_embedded"]
+
+    assert short_item["content"] == "s" * 1000 and "contentOmitted" not in short_item
+    assert "content" not in long_item and long_item["contentOmitted"] is True
+    assert "content" not in none_item and "contentOmitted" not in none_item
+    whole = body(api.get(long_item["_links"]["self"]["href"]))
+    assert whole["id"] == long.pk and whole["content"] == "l" * 1001
+
+
+def test_a_page_of_100_large_articles_stays_small(api, blog, settings):
+    for number in range(100):
+        services.article_create(blog=blog, title=f"Big {number}", content="x" * 1024 * 1024)
+    response = api.get(f"{API}/blogs/{blog.pk}/articles?pageSize=100")
+    assert response.status_code == 200
+    assert len(response.content) < 200 * 1024
+    assert all(item["contentOmitted"] for item in body(response)["_embedded"])

@@ -234,3 +234,57 @@ def test_a_locked_article_refuses_put_and_delete_with_423(api, article, alice_to
     assert body(put)["status"] == 423
     assert Article.objects.get(pk=article.pk).title == "First post"
     assert api.get(article_url(article)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "*/*",
+        "application/*",
+        "*/json",
+        "application/json; charset=utf-7",
+        "application/json; charset=latin-1",
+    ],
+)
+def test_a_body_labelled_with_a_range_or_another_charset_is_415(
+    api, blog, alice_token, content_type
+):
+    response = api.write(
+        "POST",
+        articles_url(blog),
+        b'{"title": "+ADw-script+AD4-"}',
+        token=alice_token,
+        content_type=content_type,
+    )
+    assert response.status_code == 415
+    assert response["Content-Type"] == "application/problem+json"
+    assert "UTF-8" in body(response)["detail"]
+    assert not Article.objects.exists()
+
+
+@pytest.mark.parametrize("charset", ["utf-8", "UTF-8", "utf8"])
+def test_a_utf8_charset_is_accepted(api, blog, alice_token, charset):
+    response = api.write(
+        "POST",
+        articles_url(blog),
+        {"title": "Grüße"},
+        token=alice_token,
+        content_type=f"application/json; charset={charset}",
+    )
+    assert response.status_code == 201
+    assert Article.objects.get().title == "Grüße"
+
+
+def test_an_empty_body_is_400_for_every_write(api, article, alice_token):
+    writes = [
+        ("POST", articles_url(article.blog)),
+        ("PUT", article_url(article)),
+        ("POST", f"{article_url(article)}/comments"),
+    ]
+    for method, url in writes:
+        response = api.write(method, url, b"", token=alice_token)
+        assert response.status_code == 400, (method, url)
+        assert response["Content-Type"] == "application/problem+json"
+        assert "empty" in body(response)["detail"]
+    assert Article.objects.get().version == 1
+    assert Article.objects.count() == 1

@@ -1,4 +1,4 @@
-"""`manage.py check --deploy` passes with the production environment of docs-notes."""
+"""`manage.py check --deploy` passes with the production environment of docs/reliability.md."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ that it runs in freshly spawned processes without Django."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import multiprocessing
 import threading
@@ -54,6 +55,17 @@ def post_burst(
 
     with ThreadPoolExecutor(threads) as pool:
         return list(pool.map(post, range(count)))
+
+
+def post_chunked(port: int, path: str, chunks: list[bytes], headers: dict[str, str]) -> Response:
+    """A POST whose body goes chunked (Transfer-Encoding: chunked, no Content-Length)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("POST", path, body=iter(chunks), headers=headers, encode_chunked=True)
+        reply = connection.getresponse()
+        return Response(reply.status, reply.headers, reply.read())
+    finally:
+        connection.close()
 
 
 def is_problem(reply: Response) -> bool:

@@ -80,6 +80,7 @@ class GunicornServer:
             "SECRET_KEY": "reliability-tests-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
             "DEBUG": "false",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "ALLOWED_PORTS": "*",
             "PORT": str(self.port),
             "WEB_CONCURRENCY": str(self.workers),
             "GUNICORN_THREADS": str(self.threads),

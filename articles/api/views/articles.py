@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 from urllib.parse import quote
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
-from rest_framework.exceptions import ParseError
-from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
 from articles.api.base import (
     ApiView,
-    get_article,
+    get_article_to_write,
     get_blog,
     get_blog_article,
     get_blog_for_reading,
+    json_object,
 )
 from articles.api.conditional import Validators, evaluate, strong_etag
-from articles.api.fast_reads import FastReads, render
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
@@ -40,11 +37,13 @@ from articles.api.schema import (
 )
 from articles.api.serializers import (
     ArticleInputSerializer,
+    article_page_item,
     article_representation,
     deleted_article_links,
 )
 from articles.exceptions import ArticleLocked, BlogArchived
 from articles.models import Article
+from blogs import representations
 from blogs.models import Blog
 
 
@@ -65,9 +64,7 @@ def articles_page_validators(blog: Blog, page_index: int, page_size: int) -> Val
 
 def read_article_body(request: Request) -> dict[str, Any]:
     """The validated title and content of a POST or PUT body (400 or 422 otherwise)."""
-    if not isinstance(request.data, dict):
-        raise ParseError("The body must be a JSON object.")
-    serializer = ArticleInputSerializer(data=request.data)
+    serializer = ArticleInputSerializer(data=json_object(request))
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
     return {
@@ -102,53 +99,55 @@ def expected_version(request: Request, article: Article) -> int | None:
     return None
 
 
-def articles_page_read(
-    request: HttpRequest,
-    blog: Blog,
-    page: tuple[int, int],
-    respond: Callable[[dict[str, Any]], HttpResponse],
+def cached_read(
+    request: Request,
+    key: str,
+    generations: list[str],
+    build: Callable[[], tuple[Validators, dict[str, Any]]],
 ) -> HttpResponse:
-    """Page `(pageIndex, pageSize)` of the blog's articles (or 304), its body handed to
-    `respond`: DRF's Response, or the fast path's renderer."""
-    page_index, page_size = page
-    validators = articles_page_validators(blog, page_index, page_size)
-    if (not_modified := evaluate(request, validators)) is not None:
-        return not_modified
-    items = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
-    body = page_body(
-        request,
-        collection_url=api_url(request, "articles", blog_id=blog.pk),
-        page=items,
-        total_name="totalArticles",
-        embedded=[article_representation(request, article) for article in items.items],
+    """A representation and its validators from the representation cache (blogs.representations)
+    while `generations` stand, else from `build`; answered 200 or 304. A hot one costs no SQL."""
+    # Hrefs are absolute: a cached representation is one origin's (the host is normalised).
+    validators, data = representations.cached(
+        f"rep:{request.build_absolute_uri('/')}:{key}", generations, build
     )
-    return validators.apply(respond(body))
-
-
-def article_read(
-    request: HttpRequest, article: Article, respond: Callable[[dict[str, Any]], HttpResponse]
-) -> HttpResponse:
-    """An article (or 304), its representation handed to `respond`."""
-    validators = article_validators(article)
     if (not_modified := evaluate(request, validators)) is not None:
         return not_modified
-    return validators.apply(respond(article_representation(request, article)))
+    return validators.apply(Response(data))
 
 
-class ArticleListView(FastReads, ApiView):
+def articles_page_read(request: Request, blog_id: int, page: tuple[int, int]) -> HttpResponse:
+    """Page `(pageIndex, pageSize)` of the blog's articles, or 304."""
+    page_index, page_size = page
+
+    def build() -> tuple[Validators, dict[str, Any]]:
+        blog = get_blog_for_reading(blog_id)
+        items = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
+        body = page_body(
+            request,
+            collection_url=api_url(request, "articles", blog_id=blog.pk),
+            page=items,
+            total_name="totalArticles",
+            embedded=[article_page_item(request, article) for article in items.items],
+        )
+        return articles_page_validators(blog, page_index, page_size), body
+
+    return cached_read(
+        request,
+        f"articles:{blog_id}:{page_index}:{page_size}",
+        [
+            representations.blog_generation(blog_id),
+            representations.blog_articles_generation(blog_id),
+        ],
+        build,
+    )
+
+
+class ArticleListView(ApiView):
     @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page = page_params(request)  # a bad parameter is a 400 even for a missing blog
-        return articles_page_read(request, get_blog_for_reading(blog_id), page, Response)
-
-    def fast_get(
-        self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int
-    ) -> HttpResponse | None:
-        page = page_params(request)
-        blog = selectors.blog_for_reading(blog_id=blog_id)
-        if blog is None:
-            return None
-        return articles_page_read(request, blog, page, partial(render, renderer))
+        return articles_page_read(request, blog_id, page)
 
     @write(
         "article_create",
@@ -175,18 +174,23 @@ class ArticleListView(FastReads, ApiView):
         return run_idempotent(request, create)
 
 
-class ArticleView(FastReads, ApiView):
+class ArticleView(ApiView):
     @read("article_read", "An article", "Article")
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
-        return article_read(request, get_blog_article(blog_id, article_id), Response)
+        def build() -> tuple[Validators, dict[str, Any]]:
+            article = get_blog_article(blog_id, article_id)
+            return article_validators(article), article_representation(request, article)
 
-    def fast_get(
-        self, request: HttpRequest, renderer: type[BaseRenderer], blog_id: int, article_id: int
-    ) -> HttpResponse | None:
-        article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
-        if article is None or article.is_deleted:
-            return None
-        return article_read(request, article, partial(render, renderer))
+        # Fresh while neither the article nor its blog (its title is in doc:blog) changed.
+        return cached_read(
+            request,
+            f"article:{blog_id}:{article_id}",
+            [
+                representations.article_generation(article_id),
+                representations.blog_generation(blog_id),
+            ],
+            build,
+        )
 
     @write(
         "article_replace",
@@ -196,9 +200,8 @@ class ArticleView(FastReads, ApiView):
         parameters=CONDITIONAL_WRITE,
     )
     def put(self, request: Request, blog_id: int, article_id: int) -> Response:
-        blog = get_blog(blog_id)
-        ensure_may_write_articles(request, blog)
-        article = get_article(blog, article_id)
+        article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)
+        blog = article.blog
         ensure_writable(article)
         evaluate(request, article_validators(article))
         fields = read_article_body(request)
@@ -216,9 +219,8 @@ class ArticleView(FastReads, ApiView):
         parameters=[*CONDITIONAL_WRITE, PREFER],
     )
     def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
-        blog = get_blog(blog_id)
-        ensure_may_write_articles(request, blog)
-        article = get_article(blog, article_id)
+        article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)
+        blog = article.blog
         ensure_writable(article)
         evaluate(request, article_validators(article))
         services.article_delete(

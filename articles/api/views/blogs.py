@@ -56,7 +56,7 @@ class BlogListView(ApiView):
         page_index, page_size = page_params(request)
         state = selectors.blog_list_state()
         validators = Validators(
-            strong_etag("blogs", state.count, state.revisions, page_index, page_size),
+            strong_etag("blogs", state.count, state.id_sum, state.revisions, page_index, page_size),
             state.last_modified or _EPOCH,
         )
         if (not_modified := evaluate(request, validators)) is not None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
-from articles.api.base import ApiView, get_article, get_blog
+from articles.api.base import ApiView, get_article, get_blog, json_object
 from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
@@ -81,9 +81,7 @@ class CommentListView(ApiView):
         article = get_article(get_blog(blog_id), article_id)
 
         def create() -> Response:
-            if not isinstance(request.data, dict):
-                raise ParseError("The body must be a JSON object.")
-            serializer = CommentInputSerializer(data=request.data)
+            serializer = CommentInputSerializer(data=json_object(request))
             if not serializer.is_valid():
                 raise UnprocessableContent(serializer.errors)
             comment = services.comment_create(
@@ -113,5 +111,6 @@ class CommentView(ApiView):
         blog = get_blog(blog_id)
         comment = get_comment(get_article(blog, article_id), comment_id)
         ensure_may_delete_comment(request, comment, blog)
-        services.comment_delete(comment=comment)
+        if not services.comment_delete(comment=comment):
+            raise NotFound("No such comment.")
         return Response(status=204)

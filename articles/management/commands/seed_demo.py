@@ -44,7 +44,9 @@ class Command(OperatorCommand):
             *Permission.objects.filter(
                 content_type__app_label__in=["articles", "blogs"],
                 codename__regex=r"^(add|change|delete|view)_(article|comment|blog|accesstoken)$",
-            )
+            ),
+            # To pick the user a token is issued to (the admin's autocomplete).
+            Permission.objects.get(content_type__app_label="auth", codename="view_user"),
         )
 
         blogs = {}

@@ -15,9 +15,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         # loaddata writes every row by its primary key, replacing the many-to-many links, so a
-        # second run leaves the same data and no duplicates. The revision moves with it (its
-        # signals move it too; this says so even for a fixture that sends none), so every
-        # process serves the loaded data within GRAPHQL_STARWARS_REVALIDATE_SECONDS.
+        # second run leaves the same data and no duplicates. The revision moves in the same
+        # transaction, so every process serves the loaded data within
+        # GRAPHQL_STARWARS_REVALIDATE_SECONDS.
         with transaction.atomic():
             call_command("loaddata", "starwars", app_label="graphapi", verbosity=0)
             starwars_revision_bump()

@@ -1,0 +1,35 @@
+"""Log formatting: one record is one line, whatever a client put in a path or a header."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+# C0 and C1 control characters and the Unicode line separators: a client that gets a CR or LF
+# into a log line (a %0a in a path is decoded before it is logged) could forge the next line.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
+def one_line(text: str) -> str:
+    return _CONTROL.sub(_escape, text)
+
+
+class OneLineFormatter(logging.Formatter):
+    """The message is escaped; a traceback, which the formatter appends after it, keeps its
+    lines (it is ours, not the client's)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return one_line(super().formatMessage(record))
+
+
+class SoapFaultsLoggedBySoap(logging.Filter):
+    """For the `django.request` logger: a SOAP fault is a 500 by protocol (SOAP 1.1 answers every
+    fault so), not a server error; the SOAP view logs the faults that are (Receiver faults)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        return not (request is not None and request.path.startswith("/soap/"))

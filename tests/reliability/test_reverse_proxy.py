@@ -1,0 +1,96 @@
+"""The production topology, nginx (deploy/nginx/blog-service.conf) in front of gunicorn: slow
+clients cost nginx a connection, not a gunicorn thread."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from articles import services
+from tests.support.load import API, post_chunked, write_headers
+from tests.support.nginx import INSTALL, Nginx, nginx_binary
+
+pytestmark = [pytest.mark.postgres, pytest.mark.servers]
+
+SLOW_CLIENTS = 20
+
+
+@pytest.fixture
+def behind_nginx(start_server) -> Iterator[tuple[Nginx, object]]:
+    if nginx_binary() is None:
+        pytest.skip(f"nginx is not installed: {INSTALL}")
+    server = start_server(BEHIND_TRUSTED_PROXY="true")
+    with Nginx(upstream_port=server.port) as nginx:
+        yield nginx, server
+
+
+@contextlib.contextmanager
+def slow_header_clients(port: int, count: int = SLOW_CLIENTS) -> Iterator[None]:
+    """`count` connections that each send a request line, then one header line every 0.5 s."""
+    stop = threading.Event()
+    sockets = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)]
+
+    def trickle(connection: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            while not stop.wait(0.5):
+                connection.sendall(b"X-Slow: yes\r\n")
+
+    threads = [threading.Thread(target=trickle, args=(s,), daemon=True) for s in sockets]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.5)  # every slow connection is open and has started its request
+    try:
+        yield
+    finally:
+        stop.set()
+        for connection in sockets:
+            connection.close()
+        for thread in threads:
+            thread.join(timeout=2)
+
+
+def answered_within(port: int, path: str, seconds: float) -> bool:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=seconds)
+    started = time.monotonic()
+    try:
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        reply.read()
+        return reply.status == 200 and time.monotonic() - started < seconds
+    except OSError:
+        return False
+    finally:
+        connection.close()
+
+
+def test_behind_nginx_slow_header_clients_leave_health_and_reads_answering(behind_nginx, blog):
+    nginx, _ = behind_nginx
+    article = services.article_create(blog=blog, title="Read while others dawdle")
+    article_path = f"{API}/blogs/{blog.pk}/articles/{article.pk}"
+    with slow_header_clients(nginx.port):
+        for _ in range(5):
+            assert answered_within(nginx.port, "/healthz", 1.0)
+            assert answered_within(nginx.port, article_path, 1.0)
+
+
+def test_behind_nginx_links_name_the_proxy_and_a_chunked_body_arrives_whole(
+    behind_nginx, blog, alice, token_for
+):
+    nginx, _ = behind_nginx
+    reply = post_chunked(
+        nginx.port,
+        f"{API}/blogs/{blog.pk}/articles",
+        [b'{"title": ', b'"Sent in chunks"}'],
+        {**write_headers(token_for(alice)), "Content-Type": "application/json"},
+    )
+    created = reply.json()
+    assert reply.status == 201
+    assert created["title"] == "Sent in chunks"
+    assert created["_links"]["self"]["href"].startswith(f"http://127.0.0.1:{nginx.port}/")
