@@ -42,12 +42,32 @@ def blog_for_reading(*, blog_id: int) -> Blog | None:
     return Blog.objects.filter(pk=blog_id).first()
 
 
-def article_with_blog(*, blog_id: int, article_id: int) -> Article | None:
-    """The article `article_id` of blog `blog_id` with its blog, deleted or not, in one query;
-    None when there is no such article in that blog (or no such blog)."""
+def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
+    """The blog and whether `writer` is one of its authors (Blog.is_author), in one query;
+    None when there is no such blog."""
+    if blog_id > MAX_ID:
+        return None
+    blog = (
+        Blog.objects.annotate(writer_is_author=Blog.authorship(writer)).filter(pk=blog_id).first()
+    )
+    if blog is not None:
+        blog.remember_authorship(writer, blog.writer_is_author)
+    return blog
+
+
+def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article | None:
+    """The article `article_id` of blog `blog_id` with its blog, deleted or not, in one query
+    (with whether `writer`, when given, is an author of the blog); None when there is no such
+    article in that blog (or no such blog)."""
     if blog_id > MAX_ID or article_id > MAX_ID:
         return None
-    return Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id).first()
+    articles = Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id)
+    if writer is None:
+        return articles.first()
+    article = articles.annotate(writer_is_author=Blog.authorship(writer, "blog_id")).first()
+    if article is not None:
+        article.blog.remember_authorship(writer, article.writer_is_author)
+    return article
 
 
 def _past_end(total: int, page_index: int, page_size: int) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
@@ -15,11 +17,15 @@ from blogs.models import Blog
 
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
-    """Record a change of one of the blog's articles: new revision, and the count kept exact."""
+    """Record a change of one of the blog's articles: new revision, and the count kept exact.
+
+    The UPDATE takes the blog's row lock and finds no row when the blog is archived (an archive
+    that committed first wins): BlogArchived then rolls the whole write back."""
     changes = {"revision": F("revision") + 1, "updated_at": at}
     if count_delta:
         changes["article_count"] = F("article_count") + count_delta
-    Blog.objects.filter(pk=blog_id).update(**changes)
+    if not Blog.objects.filter(pk=blog_id, archived=False).update(**changes):
+        raise BlogArchived
 
 
 def _article_for_update(article_id: int) -> Article:
@@ -38,16 +44,35 @@ def _ensure_writable(article: Article, expected_version: int | None) -> None:
         raise VersionConflict(article.version)
 
 
+def _compare_and_set(article: Article, expected_version: int | None, **changes: Any) -> Article:
+    """Write `changes` and the next version to the live, unlocked article if it is still the
+    version the caller saw, in one UPDATE (which takes the row lock and, on PostgreSQL,
+    re-checks its conditions against a row that a concurrent write changed meanwhile).
+
+    When no row matches, the article is read again to say why (gone, archived, locked, or
+    another version: VersionConflict when `expected_version` was given); an unconditional
+    write then applies to the version it found (the last writer wins)."""
+    seen = article
+    while True:
+        version = seen.version if expected_version is None else expected_version
+        written = Article.objects.filter(
+            pk=seen.pk, version=version, deleted_at=None, locked=False
+        ).update(version=version + 1, **changes)
+        if written:
+            result = copy.copy(seen)
+            result.version = version + 1
+            for name, value in changes.items():
+                setattr(result, name, value)
+            return result
+        seen = Article.objects.select_related("blog").get(pk=seen.pk)
+        _ensure_writable(seen, expected_version)
+
+
 @transaction.atomic
 def article_create(*, blog: Blog, title: str, content: str | None = None) -> Article:
     now = timezone.now()
-    # The UPDATE both keeps the count exact and takes the blog's row lock; it finds no row
-    # when the blog is archived.
-    touched = Blog.objects.filter(pk=blog.pk, archived=False).update(
-        article_count=F("article_count") + 1, revision=F("revision") + 1, updated_at=now
-    )
-    if not touched:
-        raise BlogArchived
+    # The UPDATE both keeps the count exact and takes the blog's row lock.
+    _blog_touch(blog_id=blog.pk, at=now, count_delta=1)
     article = Article(blog=blog, title=title, content=content, created_at=now, updated_at=now)
     # The constraints (non-blank title, lengths) are checked by the database on the write;
     # validating them here too would cost a query each.
@@ -66,33 +91,26 @@ def article_replace(
     expected_version: int | None = None,
 ) -> Article:
     """Replace title and content as a whole; `expected_version` makes it a compare-and-set."""
-    current = _article_for_update(article.pk)
-    _ensure_writable(current, expected_version)
     now = timezone.now()
-    current.title = title
-    current.content = content
-    current.version += 1
-    current.updated_at = now
-    current.full_clean(exclude=["blog"], validate_constraints=False)
-    current.save(update_fields=["title", "content", "version", "updated_at"])
-    _blog_touch(blog_id=current.blog_id, at=now)
-    representations.article_changed(article_id=current.pk, blog_id=current.blog_id)
-    return current
+    candidate = copy.copy(article)
+    candidate.title, candidate.content = title, content
+    candidate.full_clean(exclude=["blog"], validate_constraints=False)
+    replaced = _compare_and_set(
+        article, expected_version, title=title, content=content, updated_at=now
+    )
+    _blog_touch(blog_id=replaced.blog_id, at=now)
+    representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
+    return replaced
 
 
 @transaction.atomic
 def article_delete(*, article: Article, expected_version: int | None = None) -> Article:
     """Leave a tombstone so that the article answers 410 Gone from now on."""
-    current = _article_for_update(article.pk)
-    _ensure_writable(current, expected_version)
     now = timezone.now()
-    current.deleted_at = now
-    current.updated_at = now
-    current.version += 1
-    current.save(update_fields=["deleted_at", "updated_at", "version"])
-    _blog_touch(blog_id=current.blog_id, at=now, count_delta=-1)
-    representations.article_changed(article_id=current.pk, blog_id=current.blog_id)
-    return current
+    deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
+    _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
+    representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)
+    return deleted
 
 
 @transaction.atomic

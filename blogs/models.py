@@ -108,7 +108,25 @@ class Blog(models.Model):
             raise ValidationError({"title": "A blog needs a title."})
 
     def is_author(self, user) -> bool:
+        known = getattr(self, "_authorship", None)
+        if known is not None and known[0] == user.pk:
+            return known[1]
         return self.authors.filter(pk=user.pk).exists()
+
+    def remember_authorship(self, user, is_author: bool) -> None:
+        """Record what is_author(user) answers, read with the blog in the same query
+        (`authorship(...)`), so that the check costs no query of its own."""
+        self._authorship = (user.pk, is_author)
+
+    @staticmethod
+    def authorship(user, blog_id_field: str = "pk") -> models.Exists:
+        """An expression: whether `user` is an author of the blog whose id is `blog_id_field`
+        of the queried model (an annotation for remember_authorship)."""
+        return models.Exists(
+            Blog.authors.through.objects.filter(
+                blog_id=models.OuterRef(blog_id_field), user_id=user.pk
+            )
+        )
 
 
 TOKEN_PREFIX_LENGTH = 8

@@ -79,6 +79,15 @@ def get_blog(blog_id: int) -> Blog:
     return get_object_or_404(Blog, pk=blog_id)
 
 
+def get_blog_to_write(request: Request, blog_id: int) -> Blog:
+    """The blog, with whether the request's user is one of its authors read in the same query
+    (Blog.is_author then costs none), or 404."""
+    blog = selectors.blog_for_writing(blog_id=blog_id, writer=request.user)
+    if blog is None:
+        raise Http404("No Blog matches the given query.")
+    return blog
+
+
 def get_article(blog: Blog, article_id: int) -> Article:
     """The live article of `blog`: 404 when it never existed there, 410 when it was deleted."""
     article = get_object_or_404(Article, pk=article_id, blog_id=blog.pk)
@@ -112,7 +121,9 @@ def get_article_to_write(
     """The live article to replace or delete, its blog joined in the same query, after
     `ensure_may_write(request, blog)`: the answers of get_blog, the rights check and get_article
     in that order (404 for the blog, 403, then 404 or 410 for the article), one query fewer."""
-    article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
+    article = selectors.article_with_blog(
+        blog_id=blog_id, article_id=article_id, writer=request.user
+    )
     if article is None:
         blog = get_blog(blog_id)
         ensure_may_write(request, blog)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import timezone
 
 from articles import services
+from articles.exceptions import BlogArchived, VersionConflict
 from articles.models import Article
-from blogs.models import Blog
+from blogs.models import AccessToken, Blog
 from tests.rest.conftest import API, body
 
 ORIGIN = "http://testserver"
@@ -288,3 +290,89 @@ def test_an_empty_body_is_400_for_every_write(api, article, alice_token):
         assert "empty" in body(response)["detail"]
     assert Article.objects.get().version == 1
     assert Article.objects.count() == 1
+
+
+@pytest.fixture
+def used_token(alice_token) -> str:
+    """alice's token, used a moment ago (its first use of the minute records the time)."""
+    AccessToken.objects.update(last_used_at=timezone.now())
+    return alice_token
+
+
+def written_statements(queries) -> list[str]:
+    """The statements of a request, without the savepoints of its transaction."""
+    return [
+        query["sql"].split()[0]
+        for query in queries
+        if "SAVEPOINT" not in query["sql"] and query["sql"].split()[0] not in ("BEGIN", "COMMIT")
+    ]
+
+
+def test_a_put_with_if_match_reads_once_and_writes_twice(
+    api, article, used_token, django_assert_max_num_queries
+):
+    etag = api.get(article_url(article))["ETag"]
+    with django_assert_max_num_queries(20) as captured:
+        response = api.write(
+            "PUT",
+            article_url(article),
+            {"title": "Counted"},
+            token=used_token,
+            headers={"If-Match": etag},
+        )
+    assert response.status_code == 200
+    # The token; the article with its blog and the writer's authorship; the compare-and-set
+    # UPDATE of the article; the blog's revision.
+    assert written_statements(captured.captured_queries) == ["SELECT", "SELECT", "UPDATE", "UPDATE"]
+
+
+def test_a_post_reads_the_blog_and_authorship_in_one_query(
+    api, blog, used_token, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(20) as captured:
+        response = api.write("POST", articles_url(blog), {"title": "Counted"}, token=used_token)
+    assert response.status_code == 201
+    assert written_statements(captured.captured_queries) == ["SELECT", "SELECT", "UPDATE", "INSERT"]
+
+
+def test_a_delete_with_if_match_reads_once_and_writes_twice(
+    api, article, used_token, django_assert_max_num_queries
+):
+    etag = api.get(article_url(article))["ETag"]
+    with django_assert_max_num_queries(20) as captured:
+        response = api.write(
+            "DELETE", article_url(article), None, token=used_token, headers={"If-Match": etag}
+        )
+    assert response.status_code == 204
+    assert written_statements(captured.captured_queries) == ["SELECT", "SELECT", "UPDATE", "UPDATE"]
+
+
+def test_a_replace_from_a_stale_instance_is_a_conflict_only_when_conditional(article):
+    stale = Article.objects.get(pk=article.pk)
+    services.article_replace(article=article, title="Meanwhile")
+
+    with pytest.raises(VersionConflict):
+        services.article_replace(article=stale, title="Late", expected_version=stale.version)
+    assert Article.objects.get(pk=article.pk).title == "Meanwhile"
+
+    # Unconditional: the last writer wins, on top of the version it finds.
+    replaced = services.article_replace(article=stale, title="Last")
+    stored = Article.objects.get(pk=article.pk)
+    assert (stored.title, stored.version) == ("Last", stale.version + 2)
+    assert replaced.version == stored.version and replaced.title == "Last"
+
+
+def test_a_write_to_an_article_of_an_archived_blog_changes_nothing(article):
+    Blog.objects.filter(pk=article.blog_id).update(archived=True)
+    before = Blog.objects.get(pk=article.blog_id).revision
+    with pytest.raises(BlogArchived):
+        services.article_replace(article=article, title="Refused")
+    with pytest.raises(BlogArchived):
+        services.article_delete(article=article)
+    stored = Article.objects.get(pk=article.pk)
+    assert (stored.title, stored.version, stored.deleted_at) == (
+        article.title,
+        article.version,
+        None,
+    )
+    assert Blog.objects.get(pk=article.blog_id).revision == before

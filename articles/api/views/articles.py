@@ -15,9 +15,9 @@ from articles import selectors, services
 from articles.api.base import (
     ApiView,
     get_article_to_write,
-    get_blog,
     get_blog_article,
     get_blog_for_reading,
+    get_blog_to_write,
     json_object,
 )
 from articles.api.conditional import Validators, evaluate, strong_etag
@@ -157,7 +157,7 @@ class ArticleListView(ApiView):
         parameters=[IDEMPOTENCY_KEY],
     )
     def post(self, request: Request, blog_id: int) -> Response:
-        blog = get_blog(blog_id)
+        blog = get_blog_to_write(request, blog_id)
         ensure_may_write_articles(request, blog)
         if blog.archived:
             raise BlogArchived
