@@ -177,6 +177,20 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
             by_cpu=cpu_ratio("service.soap_post", "spyne.soap_post"),
         ),
         _target(
+            "PUT article (If-Match) ≥ 0.35 x GET article req/s",
+            _ratio(rps("service.put_article"), rps("service.get_article")),
+            0.35,
+            at_least=True,
+            by_cpu=cpu_ratio("service.put_article", "service.get_article"),
+        ),
+        _target(
+            "POST article ≥ 0.35 x GET article req/s",
+            _ratio(rps("service.post_article"), rps("service.get_article")),
+            0.35,
+            at_least=True,
+            by_cpu=cpu_ratio("service.post_article", "service.get_article"),
+        ),
+        _target(
             "GraphQL film(6) p50 ≤ 2 x hello p50",
             _ratio(p50("service.graphql_film"), p50("service.graphql_hello")),
             2.0,
