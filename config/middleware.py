@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
+from rest_framework.response import Response
 
 from config.problems import PROBLEM_MEDIA_TYPE, problem_response
 
@@ -199,7 +200,8 @@ class ApiBodySizeLimitMiddleware:
 class ApiProblemFallbackMiddleware:
     """Under /api/, an error answered by Django itself (an unknown route, or a fault outside a
     view) becomes a problem too. With DEBUG on, Django would otherwise send its technical 404
-    and 500 pages, which list URL patterns, settings and tracebacks."""
+    and 500 pages, which list URL patterns, settings and tracebacks. An error an API view
+    rendered through DRF (the browsable API's page of a problem, for a browser) is kept."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -210,6 +212,7 @@ class ApiProblemFallbackMiddleware:
             request.path.startswith("/api/")
             and response.status_code >= 400
             and not response.get("Content-Type", "").startswith(PROBLEM_MEDIA_TYPE)
+            and not isinstance(response, Response)
         ):
             if response.status_code >= 500:
                 request_id = getattr(request, "request_id", "-")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
+from django.utils.html import escape, format_html
 from django.utils.http import parse_header_parameters
+from django.utils.safestring import mark_safe
 from drf_hal_json.parsers import JsonHalParser
 from drf_hal_json.renderers import JsonHalRenderer
 from rest_framework.exceptions import ParseError, UnsupportedMediaType
@@ -12,6 +17,9 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.versioning import AcceptHeaderVersioning
+from uritemplate import URITemplate
+
+from config.problems import PROBLEM_MEDIA_TYPE
 
 API_VERSION = "1.2"
 
@@ -27,21 +35,149 @@ class PlainJsonRenderer(JSONRenderer):
 
 
 class BrowsableHalRenderer(BrowsableAPIRenderer):
-    """text/html for people: read-only pages (writes need the X-Access-Token header, which a
-    browser form cannot send), and no CSRF token, so that the API never sets a cookie."""
+    """text/html for people: DRF's browsable API, reading HAL (rest_framework/hal_api.html).
+
+    The page lists the resource's `_links`: a curie-prefixed relation links to its documentation,
+    a templated href (RFC 6570) is a small form for its variables, and the JSON's hrefs are links.
+    The write forms send the X-Access-Token and If-Match typed into the page as headers
+    (static/articles/hal-browser.js). No CSRF token: the API never sets a cookie, and a write is
+    authenticated by the header, never by anything the browser sends on its own.
+    """
+
+    template = "rest_framework/hal_api.html"
 
     def show_form_for_method(self, view: Any, method: str, request: Any, obj: Any) -> bool:
-        return False
+        # Every method the resource offers: DRF would ask the permission first, which refuses
+        # a write to the token-less GET that shows the page (the token comes with the form).
+        succeeded = self.renderer_context["response"].status_code < 400
+        return succeeded and method in view.allowed_methods
 
-    def get_raw_data_form(self, data: Any, view: Any, method: str, request: Any) -> None:
-        return None
+    def get_raw_data_form(self, data: Any, view: Any, method: str, request: Any) -> Any:
+        form = super().get_raw_data_form(data, view, method, request)
+        if form is not None and method == "PUT" and isinstance(data, dict):
+            # A replacement starts from the current state: its fields without links or the id.
+            fields = {k: v for k, v in data.items() if not k.startswith("_") and k != "id"}
+            form.initial["_content"] = json.dumps(fields, indent=4, ensure_ascii=False)
+        return form
 
     def get_context(self, data: Any, accepted_media_type: str, renderer_context: Any) -> dict:
         context = super().get_context(data, accepted_media_type, renderer_context)
-        context["display_edit_forms"] = False
+        response = renderer_context["response"]
+        request = renderer_context["request"]
         # Overrides the lazy token of the csrf context processor, which would set a cookie.
         context["csrf_token"] = ""
+        context["display_edit_forms"] = response.status_code < 400
+        context["content"] = linked_json(context["content"])
+        context["hal_links"] = hal_links(data)
+        context["resource_url"] = request.build_absolute_uri()
+        context["etag"] = response.get("ETag", "")
+        if response.status_code >= 400 and isinstance(data, dict) and "title" in data:
+            context["problem"] = data
+            # What an API client gets for the same request.
+            context["response_headers"]["Content-Type"] = PROBLEM_MEDIA_TYPE
         return context
+
+
+@dataclass(frozen=True)
+class HalLink:
+    """One link object of a resource's `_links`, as the browsable page shows it."""
+
+    rel: str
+    href: str
+    title: str | None = None
+    doc: str | None = None  # the documentation of a curie-prefixed relation
+    variables: tuple[str, ...] = ()  # of a templated href
+    action: str = ""  # a templated href expanded with every variable undefined
+
+    @property
+    def templated(self) -> bool:
+        return bool(self.variables)
+
+
+def hal_links(data: Any) -> list[HalLink]:
+    """The link objects of `data["_links"]` (HAL section 4.1.1), the curies resolved."""
+    links = data.get("_links") if isinstance(data, dict) else None
+    if not isinstance(links, dict):
+        return []
+    curies = {
+        curie["name"]: URITemplate(curie["href"])
+        for curie in links.get("curies", [])
+        if isinstance(curie, dict) and "name" in curie and "href" in curie
+    }
+    rows = []
+    for rel, value in links.items():
+        if rel == "curies":
+            continue
+        prefix, _, reference = rel.partition(":")
+        # HAL section 8.2: a curie's href is a template whose {rel} is the relation's reference.
+        doc = curies[prefix].expand(rel=reference) if reference and prefix in curies else None
+        for target in value if isinstance(value, list) else [value]:
+            if not isinstance(target, dict) or not isinstance(target.get("href"), str):
+                continue
+            href = target["href"]
+            row = HalLink(rel=rel, href=href, title=target.get("title"), doc=doc)
+            if target.get("templated"):
+                template = URITemplate(href)
+                row = replace(
+                    row, variables=tuple(template.variable_names), action=template.expand()
+                )
+            rows.append(row)
+    return rows
+
+
+# A JSON string that is an absolute http(s) URL, as the default renderer writes hrefs.
+_URL_STRING = re.compile(r'"(https?://[^"\\\s]+)"')
+
+
+def linked_json(text: str) -> str:
+    """The JSON text with its URLs as links, escaped for HTML.
+
+    A templated href is linked to its expansion with every variable undefined (RFC 6570 section
+    3.2.1: undefined variables are left out) when only query variables remain, so that a click
+    opens the collection with its defaults instead of the raw template (a 404); any other
+    template (a path variable) stays text. DRF's template would urlize the raw template.
+    """
+    parts = []
+    last = 0
+    for match in _URL_STRING.finditer(text):
+        parts.append(escape(text[last : match.start(1)]))
+        url = match.group(1)
+        target = url if "{" not in url else _query_only_expansion(url)
+        if target is None:
+            parts.append(escape(url))
+        else:
+            parts.append(format_html('<a href="{}" rel="nofollow">{}</a>', target, url))
+        last = match.end(1)
+    parts.append(escape(text[last:]))
+    return mark_safe("".join(parts))  # noqa: S308 (every part is escaped above)
+
+
+def _query_only_expansion(url: str) -> str | None:
+    template = URITemplate(url)
+    if all(variable.operator.value in ("?", "&") for variable in template.variables):
+        return template.expand()
+    return None
+
+
+# WHATWG Fetch ("fetching", the default Accept of a request whose destination is "document"):
+# a browser's navigation sends `text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8`.
+# API clients that want HTML name text/html, not XHTML.
+_NAVIGATION_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def is_browser_navigation(request: Any) -> bool:
+    """Whether the request is a person's browser opening a page: then an error is shown as the
+    browsable API's HTML page; everyone else gets application/problem+json."""
+    named = set()
+    for part in request.META.get("HTTP_ACCEPT", "").split(","):
+        media_type, params = parse_header_parameters(part)
+        try:
+            quality = float(params.get("q", "1"))
+        except ValueError:
+            continue
+        if quality > 0:
+            named.add(media_type.lower())
+    return named >= _NAVIGATION_TYPES
 
 
 def _load_json(parser: JSONParser, stream: Any, media_type: Any, parser_context: Any) -> Any:

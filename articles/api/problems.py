@@ -1,8 +1,10 @@
 """The API's errors: RFC 9457 problem details for every exception a view can raise.
 
 The handler answers a plain HttpResponse in `application/problem+json` instead of a DRF Response,
-so that an error is never rendered by the negotiated renderer (a browser asking for text/html, or
-a client whose Accept header was refused with 406, still gets the problem document).
+so that an error is never rendered by the negotiated renderer (a client asking for text/html, or
+a client whose Accept header was refused with 406, still gets the problem document). The one
+exception is a person's browser opening a page (negotiation.is_browser_navigation): it gets the
+same problem, status and headers as the browsable API's HTML page.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOpera
 from django.db import DatabaseError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from rest_framework import exceptions, status
+from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from articles.api.negotiation import BrowsableHalRenderer, is_browser_navigation
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
-from config.problems import problem_response
+from config.problems import problem_body, problem_response
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +79,35 @@ _DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, str]] = {
 }
 
 
+def _problem(
+    request: HttpRequest,
+    *,
+    status: int,
+    detail: str,
+    slug: str | None = None,
+    errors: dict[str, list[str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> HttpResponse:
+    """The problem document; for a person's browser, the browsable API's page of it."""
+    if _shows_page(request):
+        # A DRF Response, which the view's accepted renderer makes the page.
+        body = problem_body(request, status=status, detail=detail, slug=slug, errors=errors)
+        response = Response(body, status=status, headers=headers)
+        response["Cache-Control"] = "no-store"
+        return response
+    return problem_response(
+        request, status=status, detail=detail, slug=slug, errors=errors, headers=headers
+    )
+
+
+def _shows_page(request: HttpRequest) -> bool:
+    # Only the API's own views: they negotiated BrowsableHalRenderer (other DRF views, such as
+    # the schema's, keep problem+json). An error raised before negotiation (a 405, maintenance)
+    # stays problem+json too.
+    renderer = getattr(request, "accepted_renderer", None)
+    return isinstance(renderer, BrowsableHalRenderer) and is_browser_navigation(request)
+
+
 def _is_disk_full(exc: DatabaseError) -> bool:
     cause = exc.__cause__
     if getattr(cause, "sqlstate", None) == PG_DISK_FULL:
@@ -109,14 +142,14 @@ def _api_exception_response(request: HttpRequest, exc: exceptions.APIException) 
     if isinstance(exc, exceptions.ValidationError):
         # A serializer error outside our views (none today) is still a field error: 422.
         detail = exc.detail if isinstance(exc.detail, dict) else {"body": exc.detail}
-        return problem_response(
+        return _problem(
             request,
             status=422,
             detail="The body has wrong or missing fields.",
             errors={k: [str(m) for m in v] for k, v in detail.items()},
         )
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.default_detail)
-    return problem_response(
+    return _problem(
         request,
         status=exc.status_code,
         detail=str(detail),
@@ -143,15 +176,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
         return _api_exception_response(request, exc)
     for error_class, (code, slug, detail) in _DOMAIN_ERRORS.items():
         if isinstance(exc, error_class):
-            return problem_response(request, status=code, slug=slug, detail=detail)
+            return _problem(request, status=code, slug=slug, detail=detail)
     if isinstance(exc, DatabaseError) and _is_disk_full(exc):
         logger.error("database out of space (request_id=%s)", _request_id(request))
-        return problem_response(
+        return _problem(
             request, status=507, detail="The database is out of space; nothing was written."
         )
     if isinstance(exc, OperationalError) and _is_unavailable(exc):
         logger.error("database unavailable (request_id=%s): %s", _request_id(request), exc)
-        return problem_response(
+        return _problem(
             request,
             status=503,
             detail="The database is unreachable; retry later.",
@@ -166,7 +199,7 @@ def _request_id(request: HttpRequest) -> str:
 
 
 def server_error_response(request: HttpRequest) -> HttpResponse:
-    return problem_response(
+    return _problem(
         request,
         status=500,
         detail=f"An unexpected fault; it was logged as request {_request_id(request)}.",
