@@ -15,7 +15,10 @@ from django.core.exceptions import DisallowedHost
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views import defaults
+
+from config.pages import not_found_page, prefers_html
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -174,10 +177,17 @@ def _wants_problem(request: HttpRequest) -> bool:
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """handler404: a problem for API paths, Django's page elsewhere."""
+    """handler404: a problem, except for a browser outside the API, which gets a page linking
+    the front door (docs/decisions/not-found-for-people.md). Under /api/ the answer stays the
+    problem that the API's clients read."""
     if _wants_problem(request):
         return problem_response(request, status=404, detail="No such resource.")
-    return defaults.page_not_found(request, exception)
+    if prefers_html(request, PROBLEM_MEDIA_TYPE):
+        response = not_found_page(request)
+    else:
+        response = problem_response(request, status=404, detail="No such resource.")
+    patch_vary_headers(response, ("Accept",))
+    return response
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

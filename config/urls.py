@@ -3,8 +3,9 @@ from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
-from articles.api.docs import SwaggerUIView, rel_doc
+from articles.api.docs import SwaggerUIView, rel_doc, rel_index
 from config.health import healthz
+from config.pages import front_door, to_slash_form
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
 from soapcalc.views import calculator
@@ -12,6 +13,8 @@ from soapcalc.views import calculator
 api_routes = "articles.api.urls"
 
 urlpatterns = [
+    # The front door; the admin's "View site" link (AdminSite.site_url, "/" by default) too.
+    path("", front_door, name="front-door"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
@@ -20,12 +23,20 @@ urlpatterns = [
     path("api/docs/", SwaggerUIView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1.2/", include(api_routes, namespace="api-v1.2")),
     path("api/", include(api_routes, namespace="api-media-type")),
+    path("docs/rels/", rel_index, name="rel-index"),
     path("docs/rels/<slug:rel>", rel_doc, name="rel-doc"),
     path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
     # GraphQL: no cookie or session is read, so there is nothing for a cross-site request to
     # ride on.
     path("graphql", csrf_exempt(StarWarsGraphQLView.as_view()), name="graphql"),
     path("soap/calculator", calculator, name="soap-calculator"),
+]
+
+# The pages people type without their trailing slash. APPEND_SLASH stays off: the API's own
+# paths have no slash form, and a redirect is wanted for these few only (docs/site.md).
+urlpatterns += [
+    path(prefix, csrf_exempt(to_slash_form))
+    for prefix in ("admin", "api/schema", "api/docs", "api/v1.2", "docs/rels")
 ]
 
 handler404 = "config.problems.not_found"

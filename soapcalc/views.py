@@ -29,10 +29,16 @@ ALLOW = "GET, HEAD, POST"
 MAX_URI_CHARS = 3000
 _UTF8 = frozenset({"utf-8", "utf8"})
 _DESCRIPTION_TYPES = {
-    "wsdl": "text/xml; charset=utf-8",
+    "wsdl": "text/xml",
     # The media type WSDL 2.0 registers (WSDL 2.0 part 1, appendix A).
-    "wsdl2": "application/wsdl+xml; charset=utf-8",
+    "wsdl2": "application/wsdl+xml",
 }
+# A browser saves application/wsdl+xml and application/soap+xml as a file (named after the
+# path: "calculator") but shows XML labelled as XML (text/xml, the WSDL 1.1's type, too). A
+# client whose Accept ranks application/xml above one of these gets the same bytes labelled
+# application/xml (docs/soap.md, "Media types").
+_SAVED_BY_BROWSERS = frozenset({"application/wsdl+xml", SOAP12.media_type})
+_PLAIN_XML = "application/xml"
 
 
 @csrf_exempt
@@ -102,28 +108,36 @@ def _get(request: HttpRequest) -> HttpResponse:
     for kind in ("wsdl2", "wsdl"):
         if kind in names:
             address = request.build_absolute_uri(reverse("soap-calculator"))
-            return HttpResponse(
+            media_type = _labelled_for(request, _DESCRIPTION_TYPES[kind])
+            response = HttpResponse(
                 render_description(kind, namespace, address),
-                content_type=_DESCRIPTION_TYPES[kind],
+                content_type=f"{media_type}; charset=utf-8",
             )
+            patch_vary_headers(response, ("Accept",))
+            return response
     accept = request.META.get("HTTP_ACCEPT", "")
     if (
         "FirstValue" in params
         or "SecondValue" in params
         or "application/soap+xml" in accept.lower()
     ):
+        plain_xml = _labelled_for(request, SOAP12.media_type) == _PLAIN_XML
         try:
-            response = _invoke_by_get(request, namespace, accept)
+            response = _invoke_by_get(request, namespace, accept, plain_xml)
         except SoapFault as fault:
             response = _fault_response(fault, SOAP12)
+        if plain_xml:
+            response["Content-Type"] = f"{_PLAIN_XML}; charset=utf-8"
     else:
         response = _help_page(request, namespace)
     patch_vary_headers(response, ("Accept",))
     return response
 
 
-def _invoke_by_get(request: HttpRequest, namespace: str, accept: str) -> HttpResponse:
-    if not _accepts_soap(accept):
+def _invoke_by_get(
+    request: HttpRequest, namespace: str, accept: str, plain_xml: bool
+) -> HttpResponse:
+    if not plain_xml and not _accepts_soap(accept):
         raise sender_fault("This operation answers application/soap+xml only", status=406)
     envelope = answer_query(params=dict(request.GET.lists()), namespace=namespace)
     return HttpResponse(envelope, content_type=SOAP12.content_type)
@@ -170,6 +184,20 @@ def _media(content_type: str) -> tuple[SoapVersion | None, str | None, str | Non
         return None, None, None
     charset = params.get("charset")
     return BY_MEDIA_TYPE.get(media_type), charset and charset.lower(), params.get("action")
+
+
+def _labelled_for(request: HttpRequest, media_type: str) -> str:
+    """`media_type`, or application/xml when a browser would save the former as a file and the
+    Accept header ranks the latter above it, as a browser's does (`application/xml;q=0.9,
+    */*;q=0.8`). `*/*`, no Accept, or an Accept naming `media_type` (SOAP clients) keep it: on a
+    tie the first listed wins."""
+    if media_type not in _SAVED_BY_BROWSERS or not request.META.get("HTTP_ACCEPT", "").strip():
+        return media_type
+    try:
+        preferred = request.get_preferred_type([media_type, _PLAIN_XML])
+    except ValueError:  # an Accept header Django cannot parse
+        return media_type
+    return preferred if preferred == _PLAIN_XML else media_type
 
 
 def _accepts_soap(accept: str) -> bool:

@@ -1,5 +1,5 @@
 """The API's documentation pages: `/docs/rels/{rel}` (the HTML pages that the `doc` curie points
-to, one per relation) and `/api/docs/` (Swagger UI)."""
+to, one per relation), their index `/docs/rels/`, and `/api/docs/` (Swagger UI)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.request import Request
+
+from config.problems import PROBLEM_TYPES
 
 
 class SwaggerUIView(SpectacularSwaggerView):
@@ -131,3 +133,9 @@ def rel_doc(request: HttpRequest, rel: str) -> HttpResponse:
     if relation is None:
         raise Http404("no such relation")
     return render(request, "docs/rel.html", {"rel": rel, "relation": relation})
+
+
+@require_safe
+def rel_index(request: HttpRequest) -> HttpResponse:
+    problems = sorted(PROBLEM_TYPES.items(), key=lambda item: item[1].status)
+    return render(request, "docs/rels.html", {"relations": RELATIONS.items(), "problems": problems})

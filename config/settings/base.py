@@ -170,6 +170,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The site's own stylesheet (static/site/); the apps' static files come from their folders.
+STATICFILES_DIRS = [BASE_DIR / "static"]
+# Files served at the site's root by whitenoise, for the clients that ask there: /favicon.ico.
+WHITENOISE_ROOT = BASE_DIR / "public"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

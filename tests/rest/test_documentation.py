@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 
+import lxml.html
 import pytest
 import yaml
 from uritemplate import URITemplate
 
 from articles.api.docs import RELATIONS
+from config.problems import PROBLEM_TYPES
 from tests.rest.conftest import API, body
 
 
@@ -27,6 +29,38 @@ def test_every_relation_has_an_html_page_naming_its_methods(api, db, rel):
 
 def test_an_unknown_relation_is_404(api, db):
     assert api.get("/docs/rels/nonsense").status_code == 404
+
+
+def test_the_relation_index_lists_every_relation_with_its_title_and_every_problem_type(api, db):
+    response = api.get("/docs/rels/", headers={"Accept": "text/html"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    page = lxml.html.fromstring(response.content)
+    rows = {
+        row.findtext("td/a/code"): (row.xpath("td/a/@href")[0], row.findtext("td[2]"))
+        for row in page.xpath("//table[1]/tbody/tr")
+    }
+    assert rows == {
+        f"doc:{rel}": (f"/docs/rels/{rel}", relation.title) for rel, relation in RELATIONS.items()
+    }
+    problem_links = set(page.xpath("//h2[@id='problems']/following::table//a/@href"))
+    assert problem_links == {f"/docs/problems/{slug}" for slug in PROBLEM_TYPES}
+
+
+def test_the_documentation_pages_share_one_stylesheet_served_from_this_site(api, db, settings):
+    settings.WHITENOISE_USE_FINDERS = True  # as collectstatic would serve it
+    pages = ["/docs/rels/", "/docs/rels/articles", "/docs/problems/gone"]
+    stylesheets = set()
+    for path in pages:
+        page = lxml.html.fromstring(api.get(path, headers={"Accept": "text/html"}).content)
+        assert not page.xpath("//style | //*[@style]"), path
+        (stylesheet,) = page.xpath("//link[@rel='stylesheet']/@href")
+        stylesheets.add(stylesheet)
+    (stylesheet,) = stylesheets
+    response = api.get(stylesheet)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
 
 
 def schema(api) -> dict:

@@ -20,6 +20,9 @@ HTML_PAGES = {
     "swagger-ui": "/api/docs/",
     "browsable-api": "/api/v1.2/",
     "relation-docs": "/docs/rels/articles",
+    "relation-index": "/docs/rels/",
+    "problem-docs": "/docs/problems/gone",
+    "front-door": "/",
     "soap-help": "/soap/calculator",
     "admin-login": "/admin/login/",
 }
