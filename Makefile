@@ -18,7 +18,19 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-run: $(VENV)/.installed
+# The development checkout's settings, written once and git-ignored: DEBUG on and a generated
+# SECRET_KEY. manage.py reads it (the environment wins), so the documented `python manage.py ...`
+# commands run as written; gunicorn never reads it (docs/decisions/development-env-file.md).
+.env:
+	@echo "==> Writing $@ (DEBUG on, a new SECRET_KEY) for manage.py in this checkout"
+	@umask 077 && { \
+		echo "# Written by make run for this development checkout; manage.py reads it, gunicorn"; \
+		echo "# never does. A variable set in the environment wins. Delete it for a new key."; \
+		echo "DEBUG=true"; \
+		echo "SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')"; \
+	} > $@.tmp && mv $@.tmp $@
+
+run: $(VENV)/.installed .env
 	DEBUG=true $(PY) manage.py migrate --noinput
 	DEBUG=true $(PY) manage.py seed_demo
 	DEBUG=true $(PY) manage.py load_starwars

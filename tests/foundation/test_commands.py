@@ -4,6 +4,7 @@ the exit codes and stderr lines, call_command for what they write to the databas
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from io import StringIO
@@ -126,3 +127,64 @@ def test_bad_values_are_refused_with_a_clear_error(alice, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
     assert not AccessToken.objects.filter(revoked=False).exists()
+
+
+@pytest.fixture
+def make_run_checkout(tmp_path):
+    """A checkout as `make run` leaves it: the `.env` its Makefile target writes, next to
+    manage.py (a copy, run with this checkout's code), and a database of its own. The
+    environment names no SECRET_KEY, DEBUG or settings module, as in a newcomer's shell."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    subprocess.run(
+        ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(tmp_path), ".env"],
+        env={"PATH": os.environ["PATH"], "PYTHON": sys.executable},
+        check=True,
+        timeout=60,
+    )
+    shutil.copy(ROOT / "manage.py", tmp_path / "manage.py")
+    return tmp_path
+
+
+def manage_in(checkout: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": f"sqlite:///{checkout / 'db.sqlite3'}",
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_make_run_checkout_runs_the_documented_commands_as_written(make_run_checkout):
+    settings = (make_run_checkout / ".env").read_text()
+    assert "DEBUG=true" in settings.splitlines()
+    assert len(settings.split("SECRET_KEY=")[1].split()[0]) >= 50
+    assert (make_run_checkout / ".env").stat().st_mode & 0o077 == 0
+
+    for command in (["migrate", "--noinput", "-v", "0"], ["seed_demo"]):
+        result = manage_in(make_run_checkout, *command)
+        assert result.returncode == 0, result.stderr
+    result = manage_in(make_run_checkout, "issue_token", "bob")
+
+    assert result.returncode == 0, result.stderr
+    *_, announced, plain = result.stdout.strip().splitlines()
+    assert announced.endswith("for bob:") and announced.startswith(f"Token {plain[:8]}")
+
+
+def test_without_the_env_file_manage_py_still_refuses_to_start_without_a_secret_key(
+    make_run_checkout,
+):
+    (make_run_checkout / ".env").unlink()
+
+    result = manage_in(make_run_checkout, "issue_token", "bob")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
