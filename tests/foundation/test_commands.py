@@ -68,6 +68,47 @@ def test_seed_demo_is_idempotent(db):
     assert Blog.objects.create(title="Next").pk > 3
 
 
+def test_a_restart_keeps_a_deleted_demo_article_deleted(db, client):
+    run("seed_demo")
+    alice = Blog.objects.get(pk=1).authors.get()
+    token = run("issue_token", "alice", "--name", "demo").strip().splitlines()[-1]
+    seventh = Article.objects.get(blog_id=1, title="Demo article 7")
+    response = client.delete(
+        f"/api/v1.2/blogs/1/articles/{seventh.pk}", headers={"X-Access-Token": token}
+    )
+    assert response.status_code == 204
+    articles = Article.objects.live().in_blog(1).count()
+
+    output = run("seed_demo")
+
+    assert "left as it is" in output
+    assert not Article.objects.live().filter(title="Demo article 7").exists()
+    assert Article.objects.live().in_blog(1).count() == articles
+    assert client.get(f"/api/v1.2/blogs/1/articles/{seventh.pk}").status_code == 410
+    assert Blog.objects.get(pk=1).authors.get() == alice
+
+
+def test_seed_demo_adds_nothing_to_a_database_that_has_blogs(blog):
+    output = run("seed_demo")
+
+    assert "left as it is" in output
+    assert list(Blog.objects.all()) == [blog]
+    assert not Article.objects.exists()
+
+
+def test_the_demo_token_of_each_start_replaces_the_previous_one(alice):
+    laptop = run("issue_token", "alice", "--name", "laptop").strip().splitlines()[-1]
+    first = run("issue_token", "alice", "--name", "demo", "--replace").strip().splitlines()[-1]
+    output = run("issue_token", "alice", "--name", "demo", "--replace")
+    second = output.strip().splitlines()[-1]
+
+    assert f"Revoked the previous token {first[:8]}" in output
+    assert AccessToken.objects.matching(first) is None
+    assert AccessToken.objects.matching(second).name == "demo"
+    assert AccessToken.objects.filter(name="demo", revoked=False).count() == 1
+    assert AccessToken.objects.matching(laptop) is not None
+
+
 def test_issue_token_prints_a_working_token_on_its_last_line(alice):
     output = run("issue_token", "alice", "--name", "laptop", "--expires-in", "30")
     plain = output.strip().splitlines()[-1]
