@@ -9,22 +9,43 @@ PORT ?= 8000
 # The service's requirements (make run, make serve), and the development set on top of them
 # (make test, lint, bench): requirements.txt and requirements-dev.txt, both pinned.
 $(VENV)/.installed: requirements.txt
-	@test -x $(PY) || { echo "Creating $(VENV) (Python packages, about a minute the first time)"; $(PYTHON) -m venv $(VENV); }
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	touch $@
+	@test -x $(PY) || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "==> Installing requirements.txt into $(VENV) (about a minute the first time)"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --progress-bar off -r requirements.txt
+	@touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	touch $@
+	@echo "==> Installing requirements-dev.txt into $(VENV)"
+	@$(PY) -m pip install --progress-bar off -r requirements-dev.txt
+	@touch $@
 
-run: $(VENV)/.installed
-	DEBUG=true $(PY) manage.py migrate --noinput
-	DEBUG=true $(PY) manage.py seed_demo
-	DEBUG=true $(PY) manage.py load_starwars
-	@echo "Demo token for alice (X-Access-Token):"
-	@DEBUG=true $(PY) manage.py issue_token alice --name "make run $$(date +%Y-%m-%dT%H:%M:%S)" | tail -n 1
-	DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+# The development checkout's settings, written once and git-ignored: DEBUG on and a generated
+# SECRET_KEY. manage.py reads it (the environment wins), so the documented `python manage.py ...`
+# commands run as written; gunicorn never reads it (docs/decisions/development-env-file.md).
+.env:
+	@echo "==> Writing $@ (DEBUG on, a new SECRET_KEY) for manage.py in this checkout"
+	@umask 077 && { \
+		echo "# Written by make run for this development checkout; manage.py reads it, gunicorn"; \
+		echo "# never does. A variable set in the environment wins. Delete it for a new key."; \
+		echo "DEBUG=true"; \
+		echo "SECRET_KEY=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')"; \
+	} > $@.tmp && mv $@.tmp $@
+
+# Repeatable: migrations and the Star Wars data are idempotent, seed_demo seeds only a database
+# without blogs (what the user changed stays changed), and the demo token replaces the previous
+# one named "demo" (docs/decisions/repeatable-make-run.md).
+run: $(VENV)/.installed .env
+	@echo "==> Migrating the database"
+	@DEBUG=true $(PY) manage.py migrate --noinput
+	@echo "==> Loading the Star Wars data"
+	@DEBUG=true $(PY) manage.py load_starwars
+	@echo "==> Seeding the demo blogs (only into a database without blogs)"
+	@DEBUG=true $(PY) manage.py seed_demo
+	@echo "==> Issuing alice's demo token, for X-Access-Token (it replaces the previous start's)"
+	@DEBUG=true $(PY) manage.py issue_token alice --name demo --replace
+	@echo "==> Serving http://127.0.0.1:$(PORT)/ (Ctrl-C stops; the data stays for the next start)"
+	@DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -3,9 +3,17 @@
 
 import os
 import sys
+from pathlib import Path
 
 
 def main() -> None:
+    from config.env import load_env_file
+
+    # The checkout's own `.env`, which `make run` writes (DEBUG on, a generated SECRET_KEY), so
+    # that `python manage.py issue_token bob` runs in a development checkout as the docs show.
+    # The environment wins over it; gunicorn (config/wsgi.py) never reads it, so production
+    # still refuses to start without a SECRET_KEY.
+    load_env_file(Path(__file__).resolve().parent / ".env")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     from django.core.management import execute_from_command_line
 

@@ -7,6 +7,7 @@ deployment stops the process at start-up instead of running with a silent defaul
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -57,3 +58,27 @@ def env_rate(name: str, default: str) -> str:
     if not count.isdigit() or not period or period[0] not in "smhd":
         raise ImproperlyConfigured(f"{name} must look like '600/min', not {raw!r}")
     return raw
+
+
+def load_env_file(path: Path) -> None:
+    """Take each `NAME=value` line of `path`, when the file exists, as an environment default.
+
+    A development checkout's settings: `make run` writes `.env` (git-ignored; DEBUG on and a
+    generated SECRET_KEY) and manage.py reads it, so that the documented `python manage.py ...`
+    commands run as written (docs/decisions/development-env-file.md). A variable already in the
+    environment wins. The format is only that: blank lines and `#` comments are skipped; no
+    quotes, `export` or `$` expansion. Any other line stops the process, as a bad value does.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, equals, value = line.partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise ImproperlyConfigured(f"{path}, line {number}: expected NAME=value, not {raw!r}")
+        os.environ.setdefault(name, value.strip())

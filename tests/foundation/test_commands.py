@@ -4,6 +4,7 @@ the exit codes and stderr lines, call_command for what they write to the databas
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from io import StringIO
@@ -67,6 +68,47 @@ def test_seed_demo_is_idempotent(db):
     assert Blog.objects.create(title="Next").pk > 3
 
 
+def test_a_restart_keeps_a_deleted_demo_article_deleted(db, client):
+    run("seed_demo")
+    alice = Blog.objects.get(pk=1).authors.get()
+    token = run("issue_token", "alice", "--name", "demo").strip().splitlines()[-1]
+    seventh = Article.objects.get(blog_id=1, title="Demo article 7")
+    response = client.delete(
+        f"/api/v1.2/blogs/1/articles/{seventh.pk}", headers={"X-Access-Token": token}
+    )
+    assert response.status_code == 204
+    articles = Article.objects.live().in_blog(1).count()
+
+    output = run("seed_demo")
+
+    assert "left as it is" in output
+    assert not Article.objects.live().filter(title="Demo article 7").exists()
+    assert Article.objects.live().in_blog(1).count() == articles
+    assert client.get(f"/api/v1.2/blogs/1/articles/{seventh.pk}").status_code == 410
+    assert Blog.objects.get(pk=1).authors.get() == alice
+
+
+def test_seed_demo_adds_nothing_to_a_database_that_has_blogs(blog):
+    output = run("seed_demo")
+
+    assert "left as it is" in output
+    assert list(Blog.objects.all()) == [blog]
+    assert not Article.objects.exists()
+
+
+def test_the_demo_token_of_each_start_replaces_the_previous_one(alice):
+    laptop = run("issue_token", "alice", "--name", "laptop").strip().splitlines()[-1]
+    first = run("issue_token", "alice", "--name", "demo", "--replace").strip().splitlines()[-1]
+    output = run("issue_token", "alice", "--name", "demo", "--replace")
+    second = output.strip().splitlines()[-1]
+
+    assert f"Revoked the previous token {first[:8]}" in output
+    assert AccessToken.objects.matching(first) is None
+    assert AccessToken.objects.matching(second).name == "demo"
+    assert AccessToken.objects.filter(name="demo", revoked=False).count() == 1
+    assert AccessToken.objects.matching(laptop) is not None
+
+
 def test_issue_token_prints_a_working_token_on_its_last_line(alice):
     output = run("issue_token", "alice", "--name", "laptop", "--expires-in", "30")
     plain = output.strip().splitlines()[-1]
@@ -126,3 +168,64 @@ def test_bad_values_are_refused_with_a_clear_error(alice, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
     assert not AccessToken.objects.filter(revoked=False).exists()
+
+
+@pytest.fixture
+def make_run_checkout(tmp_path):
+    """A checkout as `make run` leaves it: the `.env` its Makefile target writes, next to
+    manage.py (a copy, run with this checkout's code), and a database of its own. The
+    environment names no SECRET_KEY, DEBUG or settings module, as in a newcomer's shell."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    subprocess.run(
+        ["make", "-s", "-f", str(ROOT / "Makefile"), "-C", str(tmp_path), ".env"],
+        env={"PATH": os.environ["PATH"], "PYTHON": sys.executable},
+        check=True,
+        timeout=60,
+    )
+    shutil.copy(ROOT / "manage.py", tmp_path / "manage.py")
+    return tmp_path
+
+
+def manage_in(checkout: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {
+        "PATH": os.environ["PATH"],
+        "PYTHONPATH": str(ROOT),
+        "DATABASE_URL": f"sqlite:///{checkout / 'db.sqlite3'}",
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_make_run_checkout_runs_the_documented_commands_as_written(make_run_checkout):
+    settings = (make_run_checkout / ".env").read_text()
+    assert "DEBUG=true" in settings.splitlines()
+    assert len(settings.split("SECRET_KEY=")[1].split()[0]) >= 50
+    assert (make_run_checkout / ".env").stat().st_mode & 0o077 == 0
+
+    for command in (["migrate", "--noinput", "-v", "0"], ["seed_demo"]):
+        result = manage_in(make_run_checkout, *command)
+        assert result.returncode == 0, result.stderr
+    result = manage_in(make_run_checkout, "issue_token", "bob")
+
+    assert result.returncode == 0, result.stderr
+    *_, announced, plain = result.stdout.strip().splitlines()
+    assert announced.endswith("for bob:") and announced.startswith(f"Token {plain[:8]}")
+
+
+def test_without_the_env_file_manage_py_still_refuses_to_start_without_a_secret_key(
+    make_run_checkout,
+):
+    (make_run_checkout / ".env").unlink()
+
+    result = manage_in(make_run_checkout, "issue_token", "bob")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr

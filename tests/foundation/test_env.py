@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_rate
+from config.env import env_bool, env_int, env_list, env_rate, load_env_file
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("raw", "expected"), [("1", True), ("TRUE", True), ("off", False)])
@@ -41,20 +49,80 @@ def test_env_list_and_rate(monkeypatch):
         env_rate("RATE", "1/min")
 
 
-def test_production_settings_refuse_to_start_without_a_secret_key():
-    import subprocess
-    import sys
-    from pathlib import Path
+def unset(monkeypatch, *names: str) -> None:
+    """Remove `names` from the environment for this test, restoring them (or their absence)."""
+    for name in names:
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
 
+
+def test_env_file_lines_become_defaults_the_environment_overrides(monkeypatch, tmp_path):
+    unset(monkeypatch, "DEV_FLAG", "DEV_KEY", "DEV_NAME")
+    monkeypatch.setenv("DEV_NAME", "from the environment")
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "# written by make run\n\nDEV_FLAG=true\n DEV_KEY = a=b#c \nDEV_NAME=from the file\n"
+    )
+
+    load_env_file(env_file)
+
+    assert os.environ["DEV_FLAG"] == "true"
+    assert os.environ["DEV_KEY"] == "a=b#c"
+    assert os.environ["DEV_NAME"] == "from the environment"
+
+
+def test_a_missing_env_file_changes_nothing(tmp_path):
+    before = dict(os.environ)
+    load_env_file(tmp_path / ".env")
+    assert dict(os.environ) == before
+
+
+def test_an_env_file_line_that_is_not_name_equals_value_stops_the_process(monkeypatch, tmp_path):
+    unset(monkeypatch, "DEV_FLAG")
+    env_file = tmp_path / ".env"
+    env_file.write_text("DEV_FLAG=true\nexport SECRET_KEY\n")
+
+    with pytest.raises(ImproperlyConfigured, match=r"line 2: expected NAME=value"):
+        load_env_file(env_file)
+
+
+def python_without_a_secret_key(code: str) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings.base"}
-    result = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=Path(__file__).resolve().parents[2],
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["import django; django.setup()", "import config.wsgi"],
+    ids=["settings", "gunicorn's config.wsgi"],
+)
+def test_production_settings_refuse_to_start_without_a_secret_key(code):
+    # gunicorn imports config.wsgi, which reads no .env: production's key comes from the
+    # environment only, whatever file `make run` left in the checkout.
+    result = python_without_a_secret_key(code)
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_make_serve_refuses_to_start_without_a_secret_key():
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    result = subprocess.run(
+        # -o: take the virtualenv as installed; this test must not install anything.
+        ["make", "-s", "-C", str(ROOT), "-o", ".venv/.installed", "serve"],
+        env={"PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "make serve: set SECRET_KEY first" in result.stderr

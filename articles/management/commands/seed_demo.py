@@ -6,7 +6,6 @@ from django.core.management.color import no_style
 from django.db import connection, transaction
 
 from articles import services as article_services
-from articles.models import Article, Comment
 from blogs import services as blog_services
 from blogs.management.base import OperatorCommand
 from blogs.models import Blog
@@ -22,9 +21,10 @@ BLOGS = {
 
 class Command(OperatorCommand):
     help = (
-        "Load the demo cast and blogs (idempotent): alice (author of blogs 1 and 3), bob "
-        "(author of blog 2), staff user editor with the article permissions, blog 1 with "
-        f"{DEMO_ARTICLES} articles and one locked, blog 3 archived."
+        "Load the demo cast and blogs into a database without blogs: alice (author of blogs 1 "
+        "and 3), bob (author of blog 2), staff user editor with the article permissions, blog 1 "
+        f"with {DEMO_ARTICLES} articles and one locked, blog 3 archived. A database that has a "
+        "blog is left as it is, so a restart of make run keeps what the user changed."
     )
 
     def add_arguments(self, parser) -> None:
@@ -36,6 +36,21 @@ class Command(OperatorCommand):
 
     @transaction.atomic
     def handle(self, *args, editor_password: str, **options) -> None:
+        # Seeded once: a blog means the demo was loaded (or the database is in use), and a
+        # deleted demo article, a changed password or an edited title must stay as they are.
+        if Blog.objects.exists():
+            self.stdout.write(
+                f"Demo data left as it is: the database has blogs ({Blog.objects.count()}); "
+                "for a fresh demo, stop the server and delete db.sqlite3."
+            )
+            return
+        self._seed(editor_password)
+        self.stdout.write(
+            f"Demo data ready: {Blog.objects.count()} blogs, "
+            f"{Blog.objects.get(pk=1).article_count} articles in blog 1."
+        )
+
+    def _seed(self, editor_password: str) -> None:
         users = {name: self._user(name) for name in ("alice", "bob")}
         editor = self._user("editor", is_staff=True)
         editor.set_password(editor_password)
@@ -51,47 +66,33 @@ class Command(OperatorCommand):
 
         blogs = {}
         for blog_id, (title, description, author) in BLOGS.items():
-            blog, _ = Blog.objects.get_or_create(
-                pk=blog_id, defaults={"title": title, "description": description}
-            )
-            blog.authors.add(users[author])
-            blogs[blog_id] = blog
+            blogs[blog_id] = Blog.objects.create(pk=blog_id, title=title, description=description)
+            blogs[blog_id].authors.add(users[author])
         # Explicit ids leave PostgreSQL's sequence behind; move it past them.
         with connection.cursor() as cursor:
             for sql in connection.ops.sequence_reset_sql(no_style(), [Blog]):
                 cursor.execute(sql)
 
-        first = blogs[1]
-        existing = set(Article.objects.filter(blog=first).values_list("title", flat=True))
-        for number in range(1, DEMO_ARTICLES + 1):
-            title = f"Demo article {number}"
-            if title not in existing:
-                article_services.article_create(
-                    blog=first, title=title, content=f"The text of demo article {number}."
-                )
-        if LOCKED_TITLE not in existing:
-            locked = article_services.article_create(
-                blog=first, title=LOCKED_TITLE, content="Editors froze this one."
+        articles = [
+            article_services.article_create(
+                blog=blogs[1],
+                title=f"Demo article {number}",
+                content=f"The text of demo article {number}.",
             )
-            article_services.article_lock(article=locked)
-
-        opening = Article.objects.live().filter(blog=first).order_by("id").first()
-        if opening and not Comment.objects.filter(article=opening).exists():
-            article_services.comment_create(
-                article=opening, author=users["bob"], text="Nice start, Alice!"
-            )
-
-        if not blogs[3].archived:
-            if not Article.objects.filter(blog=blogs[3]).exists():
-                article_services.article_create(
-                    blog=blogs[3], title="Last issue", content="Thanks for reading."
-                )
-            blog_services.blog_archive(blog=blogs[3])
-
-        self.stdout.write(
-            f"Demo data ready: {Blog.objects.count()} blogs, "
-            f"{Blog.objects.get(pk=1).article_count} articles in blog 1."
+            for number in range(1, DEMO_ARTICLES + 1)
+        ]
+        locked = article_services.article_create(
+            blog=blogs[1], title=LOCKED_TITLE, content="Editors froze this one."
         )
+        article_services.article_lock(article=locked)
+        article_services.comment_create(
+            article=articles[0], author=users["bob"], text="Nice start, Alice!"
+        )
+
+        article_services.article_create(
+            blog=blogs[3], title="Last issue", content="Thanks for reading."
+        )
+        blog_services.blog_archive(blog=blogs[3])
 
     def _user(self, username: str, *, is_staff: bool = False):
         user, created = get_user_model().objects.get_or_create(

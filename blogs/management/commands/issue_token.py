@@ -5,10 +5,12 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
+from django.db import transaction
 from django.utils import timezone
 
 from blogs.management.base import OperatorCommand
-from blogs.services import token_issue
+from blogs.models import AccessToken
+from blogs.services import token_issue, token_revoke
 
 
 def positive_days(value: str) -> int:
@@ -28,8 +30,21 @@ class Command(OperatorCommand):
         parser.add_argument("username")
         parser.add_argument("--expires-in", type=positive_days, metavar="DAYS", default=None)
         parser.add_argument("--name", default="cli", help="what the token is for (max 100)")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="first revoke the user's active tokens of that name (make run: one 'demo' token)",
+        )
 
-    def handle(self, *args, username: str, expires_in: int | None, name: str, **options) -> None:
+    def handle(
+        self,
+        *args,
+        username: str,
+        expires_in: int | None,
+        name: str,
+        replace: bool,
+        **options,
+    ) -> None:
         name = name.strip()
         if not name or len(name) > 100:
             raise CommandError("--name must be 1 to 100 characters")
@@ -37,7 +52,12 @@ class Command(OperatorCommand):
         if user is None:
             raise CommandError(f"no active user named {username!r}")
         expires_at = timezone.now() + timedelta(days=expires_in) if expires_in else None
-        token, plain = token_issue(user=user, name=name, expires_at=expires_at)
+        previous = AccessToken.objects.filter(user=user, name=name, revoked=False)
+        with transaction.atomic():
+            replaced = [token_revoke(token=old) for old in previous] if replace else []
+            token, plain = token_issue(user=user, name=name, expires_at=expires_at)
+        for old in replaced:
+            self.stdout.write(f"Revoked the previous token {old.prefix}… ({name!r}).")
         expiry = f"expires {token.expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else "no expiry"
         self.stdout.write(f"Token {token.prefix}… ({name!r}, {expiry}) for {username}:")
         self.stdout.write(plain)
