@@ -2,7 +2,11 @@
 
 The views are plain APIViews that shape HAL themselves, so their documents are written here as
 JSON Schema components (added by a postprocessing hook) and referenced from `extend_schema` on
-each view method. Only the canonical /api/v1.2/ paths are described.
+each view method. Only the canonical /api/v1.2/ paths are described, relative to the server URL
+(the API root). Each operation declares every status it can answer (those of any operation, of
+any write, of a write with a body, and its own `errors`): a client generated from the document
+must never meet an undeclared one. Descriptions are written here for API users; the code's
+docstrings are not used (DISABLE_DOCSTRING_DESCRIPTIONS). docs/rest.md has the table.
 """
 
 from __future__ import annotations
