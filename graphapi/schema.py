@@ -27,93 +27,123 @@ GREETING = "Hello from the Star Wars GraphQL API!"
 
 
 class PersonType(graphene.ObjectType):
-    id = graphene.ID()
-    name = graphene.String()
+    id = graphene.ID(description="The SWAPI number: Luke Skywalker is 1.")
+    name = graphene.String(description="The person's name.")
     height = graphene.String(description="Centimetres, or 'unknown'.")
     mass = graphene.String(description="Kilograms, or 'unknown'.")
-    hair_color = graphene.String()
-    skin_color = graphene.String()
-    eye_color = graphene.String()
+    hair_color = graphene.String(
+        description="As SWAPI writes it: 'brown', 'brown, grey', 'none', 'n/a' (droids)."
+    )
+    skin_color = graphene.String(description="As SWAPI writes it: 'fair', 'gold', 'green' ...")
+    eye_color = graphene.String(description="As SWAPI writes it, or 'unknown'.")
     birth_year = graphene.String(description="BBY/ABY: before/after the Battle of Yavin.")
-    gender = graphene.String()
-    homeworld = graphene.Field(lambda: PlanetType)
+    gender = graphene.String(
+        description="'male', 'female', 'hermaphrodite', 'none' or 'n/a' (droids)."
+    )
+    homeworld = graphene.Field(lambda: PlanetType, description="The planet the person is from.")
     friends = graphene.List(lambda: PersonType, description="One-way, as in the classic example.")
-    films = graphene.List(lambda: FilmType)
+    films = graphene.List(lambda: FilmType, description="The films the person appears in.")
 
     class Meta:
         name = "Person"
+        description = "A character of the Star Wars films (SWAPI's people)."
         default_resolver = attr_resolver
 
 
 class FilmType(graphene.ObjectType):
-    id = graphene.ID()
-    title = graphene.String()
-    episode_id = graphene.Int()
-    director = graphene.String()
+    id = graphene.ID(description="The SWAPI number: 1 is A New Hope.")
+    title = graphene.String(description="The film's title.")
+    episode_id = graphene.Int(description="The episode number: A New Hope is episode 4.")
+    director = graphene.String(description="The director's name.")
     release_date = graphene.String(description="ISO 8601 date (YYYY-MM-DD).")
-    planets = graphene.List(lambda: PlanetType)
-    characters = graphene.List(lambda: PersonType)
+    planets = graphene.List(lambda: PlanetType, description="The planets the film shows.")
+    characters = graphene.List(lambda: PersonType, description="The people in the film.")
 
     class Meta:
         name = "Film"
+        description = "A Star Wars film (SWAPI's six films)."
         default_resolver = attr_resolver
 
 
 class PlanetType(graphene.ObjectType):
-    id = graphene.ID()
-    name = graphene.String()
-    climate = graphene.String()
-    terrain = graphene.String()
+    id = graphene.ID(description="The SWAPI number: Tatooine is 1.")
+    name = graphene.String(description="The planet's name.")
+    climate = graphene.String(description="As SWAPI writes it: 'arid', 'temperate, tropical' ...")
+    terrain = graphene.String(description="As SWAPI writes it: 'desert', 'grasslands' ...")
     population = graphene.String(description="A number, or 'unknown'.")
     residents = graphene.List(
         lambda: PersonType, description="The people whose homeworld this planet is."
     )
-    films = graphene.List(lambda: FilmType)
+    films = graphene.List(lambda: FilmType, description="The films the planet appears in.")
 
     class Meta:
         name = "Planet"
+        description = "A planet of the Star Wars films (SWAPI's planets)."
         default_resolver = attr_resolver
 
 
 class BlogType(DjangoObjectType):
-    """Read-only, the same data as GET /api/v1.2/blogs/{id}."""
-
-    id = graphene.ID()
-    title = graphene.String()
-    description = graphene.String()
+    id = graphene.ID(description="The blog's id, as in /api/v1.2/blogs/{id}.")
+    title = graphene.String(description="The blog's title.")
+    description = graphene.String(description="What the blog is about.")
 
     class Meta:
         model = Blog
         name = "Blog"
+        description = "A blog, read-only: the same data as GET /api/v1.2/blogs/{id}."
         fields = ("id", "title", "description")
 
 
 class ArticleType(DjangoObjectType):
-    """Read-only, the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."""
-
-    id = graphene.ID()
-    title = graphene.String()
+    id = graphene.ID(description="The article's id, as in /api/v1.2/blogs/{blogId}/articles/{id}.")
+    title = graphene.String(description="The article's title.")
     content = graphene.String(description="null when the article has no content.")
-    blog = graphene.Field(BlogType)
+    blog = graphene.Field(BlogType, description="The blog the article belongs to.")
 
     class Meta:
         model = Article
         name = "Article"
+        description = (
+            "An article, read-only: the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."
+        )
         fields = ("id", "title", "content", "blog")
 
 
 class Query(graphene.ObjectType):
     hello = graphene.String(description="A fixed greeting.")
-    person = graphene.Field(PersonType, id=graphene.ID(required=True))
-    film = graphene.Field(FilmType, id=graphene.ID(required=True))
-    planet = graphene.Field(PlanetType, id=graphene.ID(required=True))
-    all_films = graphene.List(FilmType)
-    all_planets = graphene.List(PlanetType)
-    all_people = graphene.List(PersonType)
-    blog = graphene.Field(BlogType, id=graphene.ID(required=True))
-    article = graphene.Field(
-        ArticleType, blog_id=graphene.ID(required=True), id=graphene.ID(required=True)
+    person = graphene.Field(
+        PersonType,
+        id=graphene.ID(required=True, description="The person's SWAPI number."),
+        description="One person, or null when no person has that id.",
     )
+    film = graphene.Field(
+        FilmType,
+        id=graphene.ID(required=True, description="The film's SWAPI number."),
+        description="One film, or null when no film has that id.",
+    )
+    planet = graphene.Field(
+        PlanetType,
+        id=graphene.ID(required=True, description="The planet's SWAPI number."),
+        description="One planet, or null when no planet has that id.",
+    )
+    all_films = graphene.List(FilmType, description="Every film, by SWAPI number.")
+    all_planets = graphene.List(PlanetType, description="Every planet, by SWAPI number.")
+    all_people = graphene.List(PersonType, description="Every person, by SWAPI number.")
+    blog = graphene.Field(
+        BlogType,
+        id=graphene.ID(required=True, description="The blog's id."),
+        description="One blog (archived ones included), or null when there is none.",
+    )
+    article = graphene.Field(
+        ArticleType,
+        blog_id=graphene.ID(required=True, description="The id of the article's blog."),
+        id=graphene.ID(required=True, description="The article's id."),
+        description="One live article of that blog, or null (a deleted article, or one of"
+        " another blog, is null; REST answers 410 or 404).",
+    )
+
+    class Meta:
+        description = "The Star Wars films, planets and people, and the blogs' articles."
 
     @staticmethod
     def resolve_hello(root: None, info: graphene.ResolveInfo) -> str:

@@ -2,7 +2,11 @@
 
 The views are plain APIViews that shape HAL themselves, so their documents are written here as
 JSON Schema components (added by a postprocessing hook) and referenced from `extend_schema` on
-each view method. Only the canonical /api/v1.2/ paths are described.
+each view method. Only the canonical /api/v1.2/ paths are described, relative to the server URL
+(the API root). Each operation declares every status it can answer (those of any operation, of
+any write, of a write with a body, and its own `errors`): a client generated from the document
+must never meet an undeclared one. Descriptions are written here for API users; the code's
+docstrings are not used (DISABLE_DOCSTRING_DESCRIPTIONS). docs/rest.md has the table.
 """
 
 from __future__ import annotations
@@ -154,31 +158,40 @@ COMPONENTS: dict[str, Any] = {
 }
 
 _PROBLEM_MEANINGS = {
-    400: "Malformed JSON, a body that is not an object, or a bad query parameter.",
+    400: "Malformed JSON, a body that is not an object, a bad query parameter or"
+    " Idempotency-Key, or a request the service cannot read (a Host it does not serve, too many"
+    " query parameters).",
     401: "No, unknown, revoked or expired X-Access-Token (WWW-Authenticate is sent).",
     403: "The token's user has no right on this blog.",
-    404: "No such blog, article, comment or route.",
+    404: "No such blog, article or comment.",
     406: "The Accept header cannot be satisfied or names an unknown version.",
     409: "The blog is archived, or a request with this Idempotency-Key is in progress.",
-    410: "The article was deleted.",
+    410: "The article existed and was deleted (for good: not 404).",
+    411: "A chunked body: send it with a Content-Length.",
     412: "If-Match, If-None-Match or If-Unmodified-Since failed.",
     413: "The body is larger than MAX_BODY_BYTES.",
     415: "The body is not application/json or application/hal+json.",
     422: "A field is wrong or missing (see `errors`).",
     423: "The article is locked by the editors.",
     429: "Over the rate limit (Retry-After, RateLimit, RateLimit-Policy).",
+    500: "An unexpected fault; the body names the request id it was logged under.",
     503: "The database is unreachable or maintenance is on (Retry-After).",
-    507: "The database is out of space.",
+    507: "The database is out of space; nothing was written.",
 }
 
-READ_PROBLEMS = (400, 404, 406, 429, 503)
-WRITE_PROBLEMS = (400, 401, 403, 404, 406, 409, 410, 412, 413, 415, 422, 423, 429, 503, 507)
+# What any operation can answer: a request the service cannot read, the Accept header, the rate
+# limit, a fault, the database or maintenance.
+ANY_OPERATION = (400, 406, 429, 500, 503)
+# What any write can answer besides: the token, and a database out of space.
+ANY_WRITE = (401, 507)
+# What a write with a body can answer besides: how the body is sent and what it holds.
+WITH_BODY = (411, 413, 415, 422)
 
 
 def problems(*statuses: int) -> dict[Any, OpenApiResponse]:
     return {
         (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ref("Problem"), _PROBLEM_MEANINGS[status])
-        for status in statuses
+        for status in sorted(set(statuses))
     }
 
 
@@ -192,13 +205,26 @@ PAGE_PARAMETERS = [
     ),
 ]
 _IF_MATCH = OpenApiParameter(
-    "If-Match", str, OpenApiParameter.HEADER, description="Write only if the ETag matches (412)."
+    "If-Match",
+    str,
+    OpenApiParameter.HEADER,
+    description="Write only if the ETag you read still matches (else 412); `*` matches any.",
 )
-_IF_UNMODIFIED = OpenApiParameter("If-Unmodified-Since", str, OpenApiParameter.HEADER)
+_IF_UNMODIFIED = OpenApiParameter(
+    "If-Unmodified-Since",
+    str,
+    OpenApiParameter.HEADER,
+    description="Write only if unchanged since this HTTP-date (else 412); ignored with If-Match.",
+)
 _IF_NONE_MATCH = OpenApiParameter(
     "If-None-Match", str, OpenApiParameter.HEADER, description="304 when the ETag matches."
 )
-_IF_MODIFIED = OpenApiParameter("If-Modified-Since", str, OpenApiParameter.HEADER)
+_IF_MODIFIED = OpenApiParameter(
+    "If-Modified-Since",
+    str,
+    OpenApiParameter.HEADER,
+    description="304 when unchanged since this HTTP-date; ignored with If-None-Match.",
+)
 CONDITIONAL_READ = [_IF_NONE_MATCH, _IF_MODIFIED]
 CONDITIONAL_WRITE = [_IF_MATCH, _IF_UNMODIFIED]
 IDEMPOTENCY_KEY = OpenApiParameter(
@@ -212,30 +238,59 @@ PREFER = OpenApiParameter(
 )
 
 
-def read(operation_id: str, summary: str, body: str, *, parameters: list | None = None) -> Any:
+def read(
+    operation_id: str,
+    summary: str,
+    body: str,
+    *,
+    tag: str,
+    description: str,
+    errors: tuple[int, ...] = (),
+    parameters: list | None = None,
+    conditional: bool = True,
+) -> Any:
+    """A public read: no token (`security: []`, see public_operations_say_so), 200 with `body`,
+    304 when `conditional`, and the problems of any operation plus `errors`."""
+    responses: dict[Any, Any] = {200: ref(body)}
+    if conditional:
+        responses[304] = OpenApiResponse(None, "Not modified: your copy is current.")
     return extend_schema(
         operation_id=operation_id,
         summary=summary,
+        description=description,
+        tags=[tag],
         auth=[],
-        parameters=[*(parameters or []), *CONDITIONAL_READ],
-        responses={
-            200: ref(body),
-            304: OpenApiResponse(None, "Not modified."),
-            **problems(*READ_PROBLEMS),
-        },
+        parameters=[*(parameters or []), *(CONDITIONAL_READ if conditional else [])],
+        responses={**responses, **problems(*ANY_OPERATION, *errors)},
     )
 
 
 def write(
-    operation_id: str, summary: str, *, request: Any, responses: dict, parameters: list
+    operation_id: str,
+    summary: str,
+    *,
+    tag: str,
+    description: str,
+    request: Any,
+    responses: dict,
+    parameters: list,
+    errors: tuple[int, ...],
 ) -> Any:
-    """`request` is the view's input serializer (the real one, so the schema cannot drift)."""
+    """A write with X-Access-Token. `request` is the view's input serializer (the real one, so the
+    schema cannot drift) or None; `errors` are the statuses this operation adds to those of
+    any write (and of a write with a body)."""
+    body_problems = WITH_BODY if request is not None else ()
     return extend_schema(
         operation_id=operation_id,
         summary=summary,
+        description=description,
+        tags=[tag],
         request=request,
         parameters=parameters,
-        responses={**responses, **problems(*WRITE_PROBLEMS)},
+        responses={
+            **responses,
+            **problems(*ANY_OPERATION, *ANY_WRITE, *body_problems, *errors),
+        },
     )
 
 
@@ -244,7 +299,23 @@ class AccessTokenScheme(OpenApiAuthenticationExtension):
     name = "accessToken"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "apiKey", "in": "header", "name": "X-Access-Token"}
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-Access-Token",
+            "description": "A token from `manage.py issue_token <username>` or the admin;"
+            " writes need it, reads do not.",
+        }
+
+
+# DISABLE_DOCSTRING_DESCRIPTIONS keeps the serializers' docstrings (written for maintainers) out
+# of the schema; the request bodies get these instead.
+_REQUEST_BODY_DESCRIPTIONS = {
+    "ArticleInput": "The article's fields. `id` and any other unknown field are ignored (the URL"
+    " names the article); a PUT without `content` removes the content.",
+    "CommentInput": "The comment's text; its author is the token's user.",
+}
+_HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
 def only_canonical_paths(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -254,5 +325,36 @@ def only_canonical_paths(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ..
 
 def add_hal_components(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """POSTPROCESSING_HOOKS: the HAL components every operation refers to."""
-    result.setdefault("components", {}).setdefault("schemas", {}).update(COMPONENTS)
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(COMPONENTS)
+    for name, description in _REQUEST_BODY_DESCRIPTIONS.items():
+        schemas[name]["description"] = description
+    return result
+
+
+def public_operations_say_so(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """POSTPROCESSING_HOOKS: a read needs no token and says so with `security: []` (OpenAPI 3.0,
+    Security Requirement Object: an empty array makes the requirement optional). drf-spectacular
+    leaves `security` out of an operation without one, which a linter cannot tell from one whose
+    requirement was forgotten."""
+    for path_item in result["paths"].values():
+        for method, operation in path_item.items():
+            if method in _HTTP_METHODS:
+                operation.setdefault("security", [])
+    return result
+
+
+def servers_from_request(
+    result: dict[str, Any], request: Any = None, **kwargs: Any
+) -> dict[str, Any]:
+    """POSTPROCESSING_HOOKS: served over HTTP, the server URL is absolute, on the origin the
+    document was fetched from (as every href of the API), so that a client generated from it has
+    a working base URL. Without a request (`manage.py spectacular`) it stays relative: OpenAPI
+    resolves it against wherever the document is served."""
+    if request is not None:
+        # New objects: the ones in the result are SPECTACULAR_SETTINGS["SERVERS"]'s own.
+        result["servers"] = [
+            {**server, "url": request.build_absolute_uri(server["url"])}
+            for server in result.get("servers", [])
+        ]
     return result

@@ -286,11 +286,34 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # validatorUrl null: Swagger UI would otherwise fetch a badge from validator.swagger.io.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    "DESCRIPTION": (
+        "Blogs, articles and comments in HAL (`application/hal+json`; `application/json` gives the"
+        " same body). Reads are public; writes need an `X-Access-Token` header. Every error is an"
+        " RFC 9457 problem (`application/problem+json`), every status an operation can answer is"
+        " listed with it. A deleted article answers 410 Gone. Responses carry `ETag` and"
+        " `Last-Modified`: send `If-None-Match` to read cheaply (304) and `If-Match` to write"
+        " without losing an update (412). The full reference is docs/rest.md in the repository."
+    ),
+    # Operation descriptions are written for API users (articles.api.schema); the views' and
+    # serializers' docstrings are written for maintainers.
+    "DISABLE_DOCSTRING_DESCRIPTIONS": True,
+    # Paths are described relative to the server URL, the API's root (so the root is `/`, not
+    # `/api/v1.2/`); articles.api.schema.servers_from_request makes it absolute when served.
     "SCHEMA_PATH_PREFIX": r"/api/v1\.2",
+    "SCHEMA_PATH_PREFIX_TRIM": True,
+    "SERVERS": [{"url": "/api/v1.2", "description": "This service, version 1.2"}],
+    "TAGS": [
+        {"name": "root", "description": "The entry point: links to everything else."},
+        {"name": "blogs", "description": "Blogs, read-only (editors manage them in the admin)."},
+        {"name": "articles", "description": "A blog's articles: pages, reads and token writes."},
+        {"name": "comments", "description": "An article's comments."},
+    ],
     "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "articles.api.schema.add_hal_components",
+        "articles.api.schema.public_operations_say_so",
+        "articles.api.schema.servers_from_request",
     ],
 }
 

@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from django.http import HttpResponse
 from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -144,7 +145,18 @@ def articles_page_read(request: Request, blog_id: int, page: tuple[int, int]) ->
 
 
 class ArticleListView(ApiView):
-    @read("articles_list", "A page of a blog's articles", "ArticlePage", parameters=PAGE_PARAMETERS)
+    @read(
+        "articles_list",
+        "A page of a blog's articles",
+        "ArticlePage",
+        tag="articles",
+        description="The blog's articles, a page at a time, oldest first (ascending id). An"
+        " article whose content is too long for a page comes without it and with"
+        " `contentOmitted`: follow its `self` link for the whole article. A `pageIndex` past the"
+        " last page is an empty page.",
+        errors=(404,),
+        parameters=PAGE_PARAMETERS,
+    )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page = page_params(request)  # a bad parameter is a 400 even for a missing blog
         return articles_page_read(request, blog_id, page)
@@ -152,9 +164,16 @@ class ArticleListView(ApiView):
     @write(
         "article_create",
         "Write a new article",
+        tag="articles",
+        description="Needs the token of an author of the blog (or of an editor). Answers 201"
+        " with the article, its `Location`, `ETag` and `Last-Modified`. With an"
+        " `Idempotency-Key`, a retry answers what the first request did instead of writing a"
+        " second article (409 while the first is still being processed). 409 also when the"
+        " editors archived the blog.",
         request=ArticleInputSerializer,
         responses={201: ref("Article")},
         parameters=[IDEMPOTENCY_KEY],
+        errors=(403, 404, 409),
     )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = get_blog_to_write(request, blog_id)
@@ -175,7 +194,15 @@ class ArticleListView(ApiView):
 
 
 class ArticleView(ApiView):
-    @read("article_read", "An article", "Article")
+    @read(
+        "article_read",
+        "An article",
+        "Article",
+        tag="articles",
+        description="The article, with links to its blog and its comments. `content` is left"
+        " out when the article has none. An article that was deleted answers 410 Gone.",
+        errors=(404, 410),
+    )
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         def build() -> tuple[Validators, dict[str, Any]]:
             article = get_blog_article(blog_id, article_id)
@@ -195,9 +222,16 @@ class ArticleView(ApiView):
     @write(
         "article_replace",
         "Replace an article",
+        tag="articles",
+        description="Replaces the whole article: a body without `content` removes the content;"
+        " an `id` in the body is ignored. Send the `ETag` you read as `If-Match` so that no"
+        " other change is overwritten (412 when the article changed meanwhile). Answers 409"
+        " when the blog is archived, 423 when the editors locked the article, 410 when it was"
+        " deleted.",
         request=ArticleInputSerializer,
         responses={200: ref("Article")},
         parameters=CONDITIONAL_WRITE,
+        errors=(403, 404, 409, 410, 412, 423),
     )
     def put(self, request: Request, blog_id: int, article_id: int) -> Response:
         article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)
@@ -214,9 +248,15 @@ class ArticleView(ApiView):
     @write(
         "article_delete",
         "Delete an article",
+        tag="articles",
+        description="Deletes the article for good: from then on it answers 410 Gone. Answers"
+        " 204 with a `Link` header to the blog, or, with `Prefer: return=representation`, 200"
+        " with the blog link in the body. `If-Match` and `If-Unmodified-Since` as for a PUT;"
+        " 409 when the blog is archived, 423 when the article is locked.",
         request=None,
-        responses={204: None, 200: ref("DeletedArticle")},
+        responses={204: OpenApiResponse(None, "Deleted."), 200: ref("DeletedArticle")},
         parameters=[*CONDITIONAL_WRITE, PREFER],
+        errors=(403, 404, 409, 410, 412, 423),
     )
     def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
         article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)

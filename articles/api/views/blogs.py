@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from django.http import HttpResponse
-from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -14,7 +13,7 @@ from articles.api.base import ApiView, get_blog
 from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.links import api_url, curies, link, page_template, templated_link
 from articles.api.pagination import page_body, page_params
-from articles.api.schema import PAGE_PARAMETERS, problems, read, ref
+from articles.api.schema import PAGE_PARAMETERS, read
 from articles.api.serializers import BlogSerializer
 from blogs.models import Blog
 
@@ -24,11 +23,15 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class ApiRootView(ApiView):
     """The entry point: follow `doc:blogs` or expand `doc:blog` with a blog id."""
 
-    @extend_schema(
-        operation_id="root",
-        summary="The API root",
-        auth=[],
-        responses={200: ref("ApiRoot"), **problems(406, 429, 503)},
+    @read(
+        "root",
+        "The API root",
+        "ApiRoot",
+        tag="root",
+        description="Where a client starts: follow `doc:blogs` to the blogs, or expand the"
+        " templated `doc:blog` link with a blog's id. The `curies` link to the documentation of"
+        " each `doc:` relation.",
+        conditional=False,
     )
     def get(self, request: Request) -> Response:
         blogs_url = api_url(request, "blogs")
@@ -51,7 +54,15 @@ def blog_validators(blog: Blog) -> Validators:
 class BlogListView(ApiView):
     """Every blog, a page at a time, oldest first."""
 
-    @read("blogs_list", "A page of blogs", "BlogPage", parameters=PAGE_PARAMETERS)
+    @read(
+        "blogs_list",
+        "A page of blogs",
+        "BlogPage",
+        tag="blogs",
+        description="Every blog, a page at a time, oldest first. A `pageIndex` past the last"
+        " page is an empty page.",
+        parameters=PAGE_PARAMETERS,
+    )
     def get(self, request: Request) -> HttpResponse:
         page_index, page_size = page_params(request)
         state = selectors.blog_list_state()
@@ -74,7 +85,14 @@ class BlogListView(ApiView):
 
 
 class BlogView(ApiView):
-    @read("blog_read", "A blog", "Blog")
+    @read(
+        "blog_read",
+        "A blog",
+        "Blog",
+        tag="blogs",
+        description="The blog, with a templated `doc:articles` link to its pages of articles.",
+        errors=(404,),
+    )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         blog = get_blog(blog_id)
         validators = blog_validators(blog)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +39,10 @@ class CommentListView(ApiView):
         "comments_list",
         "A page of an article's comments",
         "CommentPage",
+        tag="comments",
+        description="The article's comments, a page at a time, oldest first. 410 when the"
+        " article was deleted.",
+        errors=(404, 410),
         parameters=PAGE_PARAMETERS,
     )
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
@@ -73,9 +78,14 @@ class CommentListView(ApiView):
     @write(
         "comment_create",
         "Comment on an article",
+        tag="comments",
+        description="Any valid token may comment; the comment's author is the token's user."
+        " Answers 201 with the comment and its `Location`. `Idempotency-Key` as for an article."
+        " 409 when the blog is archived, 410 when the article was deleted.",
         request=CommentInputSerializer,
         responses={201: ref("Comment")},
         parameters=[IDEMPOTENCY_KEY],
+        errors=(404, 409, 410),
     )
     def post(self, request: Request, blog_id: int, article_id: int) -> Response:
         article = get_article(get_blog(blog_id), article_id)
@@ -97,7 +107,15 @@ class CommentListView(ApiView):
 
 
 class CommentView(ApiView):
-    @read("comment_read", "A comment", "Comment")
+    @read(
+        "comment_read",
+        "A comment",
+        "Comment",
+        tag="comments",
+        description="The comment, with its author's username and a link to its article. 410"
+        " when the article was deleted.",
+        errors=(404, 410),
+    )
     def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
         comment = get_comment(get_article(get_blog(blog_id), article_id), comment_id)
         validators = comment_validators(comment)
@@ -106,7 +124,17 @@ class CommentView(ApiView):
         data = CommentSerializer(comment, context={"request": request}).data
         return validators.apply(Response(data))
 
-    @write("comment_delete", "Delete a comment", request=None, responses={204: None}, parameters=[])
+    @write(
+        "comment_delete",
+        "Delete a comment",
+        tag="comments",
+        description="The comment's author, an author of the blog or an editor may delete it."
+        " Answers 204. 409 when the blog is archived, 410 when the article was deleted.",
+        request=None,
+        responses={204: OpenApiResponse(None, "Deleted.")},
+        parameters=[],
+        errors=(403, 404, 409, 410),
+    )
     def delete(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> Response:
         blog = get_blog(blog_id)
         comment = get_comment(get_article(blog, article_id), comment_id)

@@ -1,0 +1,363 @@
+"""An OpenAPI document that a generated client can trust.
+
+Valid OpenAPI; every status an operation answers is declared for it (a client generated from the
+document raises on an undeclared one, as one did on a deleted article's 410); descriptions
+written for users, never the code's docstrings; a base URL; `security` on every operation.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from openapi_spec_validator import validate
+
+from articles import services as article_services
+from articles.api import serializers
+from articles.api.views import articles as article_views
+from articles.api.views import blogs as blog_views
+from articles.api.views import comments as comment_views
+from blogs import services as blog_services
+from blogs.models import Blog
+
+PROBLEM = "application/problem+json"
+HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
+
+
+def served_schema(api, **headers: str) -> dict[str, Any]:
+    response = api.get(
+        "/api/schema/", headers={"Accept": "application/vnd.oai.openapi+json", **headers}
+    )
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    """Read once: building the document takes a third of a second, and no test changes it."""
+    return served_schema(Client())
+
+
+def operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, path_item in document["paths"].items():
+        for method, operation in path_item.items():
+            if method in HTTP_METHODS:
+                yield method, path, operation
+
+
+def operation_by_id(document: dict[str, Any], operation_id: str) -> tuple[str, str, dict]:
+    return next(o for o in operations(document) if o[2]["operationId"] == operation_id)
+
+
+OPERATION_IDS = [
+    "root",
+    "blogs_list",
+    "blog_read",
+    "articles_list",
+    "article_create",
+    "article_read",
+    "article_replace",
+    "article_delete",
+    "comments_list",
+    "comment_create",
+    "comment_read",
+    "comment_delete",
+]
+
+
+def test_the_operations_are_the_ones_this_file_checks(document):
+    assert sorted(o["operationId"] for _, _, o in operations(document)) == sorted(OPERATION_IDS)
+
+
+def test_the_served_schema_is_valid_openapi(document):
+    validate(document)  # raises OpenAPIValidationError, naming the offending part
+
+
+def test_the_dumped_schema_is_valid_and_its_server_url_relative(db, tmp_path):
+    """What .ci/openapi-lint lints: `manage.py spectacular` has no request, hence no origin."""
+    target = tmp_path / "openapi.json"
+    call_command("spectacular", "--format", "openapi-json", "--file", str(target))
+    dumped = json.loads(target.read_text())
+
+    validate(dumped)
+    assert [server["url"] for server in dumped["servers"]] == ["/api/v1.2"]
+
+
+def test_the_server_url_is_the_api_root_on_the_origin_the_schema_was_read_from(api, db):
+    document = served_schema(api, Host="localhost:8000")
+    server = urlsplit(document["servers"][0]["url"])
+
+    assert (server.scheme, server.netloc) == ("http", "localhost:8000")
+    # A generated client joins the server URL and an operation's path.
+    for path in ("/", "/blogs"):
+        assert api.get(server.path + path, headers={"Host": "localhost:8000"}).status_code == 200
+
+
+def test_reads_say_they_need_no_token_and_writes_name_the_token(document):
+    scheme = document["components"]["securitySchemes"]["accessToken"]
+    assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "header", "X-Access-Token")
+    for method, path, operation in operations(document):
+        expected = [] if method == "get" else [{"accessToken": []}]
+        assert operation["security"] == expected, (method, path)
+
+
+def _docstrings() -> set[str]:
+    """Every docstring of the views and serializers: written for maintainers, not API users."""
+    found = set()
+    for module in (blog_views, article_views, comment_views, serializers):
+        for _, member in inspect.getmembers(module, inspect.isclass):
+            if member.__module__ != module.__name__:
+                continue
+            for item in (member, *vars(member).values()):
+                if (inspect.isclass(item) or inspect.isfunction(item)) and inspect.getdoc(item):
+                    found.add(inspect.getdoc(item))
+    return found
+
+
+def _descriptions(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            yield from _descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _descriptions(value)
+
+
+def test_every_operation_has_a_summary_and_a_description_for_users(document):
+    internal = _docstrings()
+    assert "POST and PUT bodies. `id` and any other unknown field are ignored" in "".join(internal)
+    for method, path, operation in operations(document):
+        assert operation["summary"], (method, path)
+        assert len(operation["description"]) > len(operation["summary"]), (method, path)
+    assert not internal & set(_descriptions(document))
+
+
+@dataclass
+class World:
+    """Where a request is sent: `place(name)` makes the rows for one state of an article (a
+    scenario needs one) and answers their ids as path parameters."""
+
+    author: Any
+    tokens: dict[str, str]
+
+    def place(self, name: str) -> dict[str, int]:
+        if name == "missing":
+            return {"blog_id": 999_999, "article_id": 999_999, "comment_id": 999_999}
+        blog = Blog.objects.create(title="Alice's blog", description="Notes")
+        blog.authors.add(self.author)
+        article = article_services.article_create(blog=blog, title="Post", content="Text")
+        comment = article_services.comment_create(article=article, author=self.author, text="Hi")
+        if name == "deleted":
+            article_services.article_delete(article=article)
+        elif name == "locked":
+            article_services.article_lock(article=article)
+        elif name == "archived":
+            blog_services.blog_archive(blog=blog)
+        else:
+            assert name == "live", name
+        return {"blog_id": blog.pk, "article_id": article.pk, "comment_id": comment.pk}
+
+
+@pytest.fixture
+def world(alice, bob, token_for) -> World:
+    return World(author=alice, tokens={"alice": token_for(alice), "bob": token_for(bob)})
+
+
+BODIES = {
+    "article_create": {"title": "New", "content": "Body"},
+    "article_replace": {"title": "Replaced"},
+    "comment_create": {"text": "Well said"},
+}
+
+
+def send(
+    api, document: dict, world: World, operation_id: str, how: str, settings
+) -> tuple[Any, dict]:
+    """Sends `operation_id` as `how` says; returns the response and the operation's schema.
+
+    `how` is a place of the world ("live", "deleted" ...) and maybe one change of the request
+    after a colon: "live:no-token", "live:bob", "live:stale-if-match" ..."""
+    place, _, change = how.partition(":")
+    method, path, operation = operation_by_id(document, operation_id)
+    url = urlsplit(document["servers"][0]["url"]).path + path.format(**world.place(place))
+    headers: dict[str, str] = {}
+    if method != "get":
+        headers["X-Access-Token"] = world.tokens["alice"]
+    payload: Any = BODIES.get(operation_id)
+    content_type = "application/json"
+
+    if change == "no-token":
+        del headers["X-Access-Token"]
+    elif change == "bob":
+        headers["X-Access-Token"] = world.tokens["bob"]
+    elif change == "stale-if-match":
+        headers["If-Match"] = '"not-the-current-etag"'
+    elif change == "prefer-representation":
+        headers["Prefer"] = "return=representation"
+    elif change == "current-etag":
+        headers["If-None-Match"] = api.get(url)["ETag"]
+    elif change == "bad-page":
+        url += "?pageSize=0"
+    elif change == "malformed-json":
+        payload = "{not json"
+    elif change == "missing-field":
+        payload = {}
+    elif change == "text-body":
+        payload, content_type = "title=New", "text/plain"
+    elif change == "too-large":
+        settings.MAX_BODY_BYTES = 8
+    elif change == "csv-accept":
+        headers["Accept"] = "text/csv"
+    elif change == "unknown-host":
+        headers["Host"] = "elsewhere.example"
+    elif change == "maintenance":
+        settings.MAINTENANCE_MODE = True
+    elif change == "rate-limited":
+        settings.RATE_LIMIT_ENABLED = True
+        settings.RATE_LIMIT_READ = settings.RATE_LIMIT_WRITE = "1/min"
+    else:
+        assert not change, change
+
+    def issue():
+        if method == "get":
+            return api.get(url, headers=headers)
+        return api.write(method, url, payload, headers=headers, content_type=content_type)
+
+    if change == "rate-limited":
+        issue()  # the one request the limit allows
+    return issue(), operation
+
+
+# What each operation answers, and when: a status in the first column of a row is one the
+# operation really answers (the test checks it first), so it must be declared.
+SCENARIOS = [
+    ("root", 200, "live"),
+    ("blogs_list", 200, "live"),
+    ("blogs_list", 304, "live:current-etag"),
+    ("blogs_list", 400, "live:bad-page"),
+    ("blog_read", 200, "live"),
+    ("blog_read", 304, "live:current-etag"),
+    ("blog_read", 404, "missing"),
+    ("articles_list", 200, "live"),
+    ("articles_list", 304, "live:current-etag"),
+    ("articles_list", 400, "live:bad-page"),
+    ("articles_list", 404, "missing"),
+    ("article_create", 201, "live"),
+    ("article_create", 400, "live:malformed-json"),
+    ("article_create", 401, "live:no-token"),
+    ("article_create", 403, "live:bob"),
+    ("article_create", 404, "missing"),
+    ("article_create", 409, "archived"),
+    ("article_create", 413, "live:too-large"),
+    ("article_create", 415, "live:text-body"),
+    ("article_create", 422, "live:missing-field"),
+    ("article_read", 200, "live"),
+    ("article_read", 304, "live:current-etag"),
+    ("article_read", 404, "missing"),
+    ("article_read", 410, "deleted"),
+    ("article_replace", 200, "live"),
+    ("article_replace", 400, "live:malformed-json"),
+    ("article_replace", 401, "live:no-token"),
+    ("article_replace", 403, "live:bob"),
+    ("article_replace", 404, "missing"),
+    ("article_replace", 409, "archived"),
+    ("article_replace", 410, "deleted"),
+    ("article_replace", 412, "live:stale-if-match"),
+    ("article_replace", 413, "live:too-large"),
+    ("article_replace", 415, "live:text-body"),
+    ("article_replace", 422, "live:missing-field"),
+    ("article_replace", 423, "locked"),
+    ("article_delete", 204, "live"),
+    ("article_delete", 200, "live:prefer-representation"),
+    ("article_delete", 401, "live:no-token"),
+    ("article_delete", 403, "live:bob"),
+    ("article_delete", 404, "missing"),
+    ("article_delete", 409, "archived"),
+    ("article_delete", 410, "deleted"),
+    ("article_delete", 412, "live:stale-if-match"),
+    ("article_delete", 423, "locked"),
+    ("comments_list", 200, "live"),
+    ("comments_list", 304, "live:current-etag"),
+    ("comments_list", 400, "live:bad-page"),
+    ("comments_list", 404, "missing"),
+    ("comments_list", 410, "deleted"),
+    ("comment_create", 201, "live"),
+    ("comment_create", 400, "live:malformed-json"),
+    ("comment_create", 401, "live:no-token"),
+    ("comment_create", 404, "missing"),
+    ("comment_create", 409, "archived"),
+    ("comment_create", 410, "deleted"),
+    ("comment_create", 413, "live:too-large"),
+    ("comment_create", 415, "live:text-body"),
+    ("comment_create", 422, "live:missing-field"),
+    ("comment_read", 200, "live"),
+    ("comment_read", 304, "live:current-etag"),
+    ("comment_read", 404, "missing"),
+    ("comment_read", 410, "deleted"),
+    ("comment_delete", 204, "live"),
+    ("comment_delete", 401, "live:no-token"),
+    ("comment_delete", 403, "live:bob"),
+    ("comment_delete", 404, "missing"),
+    ("comment_delete", 409, "archived"),
+    ("comment_delete", 410, "deleted"),
+]
+# What any operation answers.
+ANY_OPERATION = [
+    (400, "live:unknown-host"),
+    (406, "live:csv-accept"),
+    (429, "live:rate-limited"),
+    (503, "live:maintenance"),
+]
+
+
+def assert_declared(response, operation: dict, status: int, how: str) -> None:
+    assert response.status_code == status, (how, response.content[:300])
+    declared = operation["responses"].get(str(status))
+    assert declared is not None, f"{operation['operationId']} answers {status} ({how}) undeclared"
+    if status >= 400:
+        assert response["Content-Type"] == PROBLEM
+        assert declared["content"][PROBLEM]["schema"] == {"$ref": "#/components/schemas/Problem"}
+
+
+@pytest.mark.parametrize(("operation_id", "status", "how"), SCENARIOS)
+def test_every_status_an_operation_answers_is_declared_for_it(
+    api, document, world, settings, operation_id, status, how
+):
+    response, operation = send(api, document, world, operation_id, how, settings)
+
+    assert_declared(response, operation, status, how)
+
+
+@pytest.mark.parametrize(("status", "how"), ANY_OPERATION)
+def test_what_any_operation_answers_is_declared_for_each(
+    api, document, world, settings, status, how
+):
+    for operation_id in OPERATION_IDS:
+        response, operation = send(api, document, world, operation_id, how, settings)
+
+        assert_declared(response, operation, status, how)
+
+
+def test_every_declared_status_of_an_operation_is_one_it_is_seen_to_answer_or_a_fault(document):
+    """The other way round: no status is declared without a scenario above that shows it, except
+    those no request can provoke at will (a fault, a full or unreachable database, a chunked
+    body; tests/rest/test_errors.py shows them)."""
+    shown = {(operation_id, str(status)) for operation_id, status, _ in SCENARIOS}
+    shown |= {
+        (operation_id, str(status)) for status, _ in ANY_OPERATION for operation_id in OPERATION_IDS
+    }
+    unprovoked = {"411", "500", "503", "507"}
+    for method, path, operation in operations(document):
+        for status in operation["responses"]:
+            if status in unprovoked:
+                continue
+            assert (operation["operationId"], status) in shown, (method, path, status)
