@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from rest_framework.response import Response
 
-from config.problems import PROBLEM_MEDIA_TYPE, problem_response
+from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
 
 logger = logging.getLogger("config.requests")
 security_logger = logging.getLogger("django.security")
@@ -223,3 +223,22 @@ class ApiProblemFallbackMiddleware:
                 detail = "No such resource."
             return problem_response(request, status=response.status_code, detail=detail)
         return response
+
+
+class NotFoundPageMiddleware:
+    """A 404 raised by a view, or by the catch-all route of paths no other route names
+    (config/urls.py), is answered by the site's 404 handler (config.problems.not_found) with
+    DEBUG on too: a page for a person's browser, a problem for everyone else. Django would
+    otherwise answer `make run`'s users with its technical 404 page, which lists the URL
+    patterns; production answers the same through handler404."""
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, Http404):
+            return not_found(request, exception)
+        return None

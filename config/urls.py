@@ -1,11 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
 from articles.api.docs import SwaggerUIView, rel_doc, rel_index
 from config.health import healthz
-from config.pages import front_door, to_slash_form
+from config.pages import front_door, to_slash_form, unknown_path
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
 from soapcalc.views import calculator
@@ -38,6 +38,9 @@ urlpatterns += [
     path(prefix, csrf_exempt(to_slash_form))
     for prefix in ("admin", "api/schema", "api/docs", "api/v1.2", "docs/rels")
 ]
+
+# Last: whatever no route above names is a 404 answered by the site's handler, DEBUG or not.
+urlpatterns.append(re_path(r"", csrf_exempt(unknown_path)))
 
 handler404 = "config.problems.not_found"
 handler500 = "config.problems.server_error"

@@ -61,6 +61,7 @@ MIDDLEWARE = [
     "config.middleware.RefusedBodyDrainMiddleware",
     "config.middleware.BadRequestMiddleware",
     "config.middleware.ApiProblemFallbackMiddleware",
+    "config.middleware.NotFoundPageMiddleware",
     "config.middleware.NotImplementedMethodMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -82,3 +82,27 @@ def test_the_html_page_uses_the_sites_stylesheet_and_policy(client, db):
     assert ("stylesheet", "/static/site/site.css") in links_of(response).links
     assert "style-src 'self'" in response["Content-Security-Policy"]
     assert "<style" not in response.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/nowhere", "/docs/rels/nonsense"])
+def test_make_runs_debug_mode_answers_as_production_does(client, db, settings, path):
+    """With DEBUG on (make run) Django would send its technical 404 page listing the URL
+    patterns; the newcomer gets the same page, and a program the same problem, as production."""
+    settings.DEBUG = True
+
+    page = get(client, path, BROWSER_ACCEPT)
+    assert page.status_code == 404
+    assert "/" in links_of(page).anchors
+    assert b"URLconf" not in page.content and b"technical" not in page.content.lower()
+
+    problem = get(client, path, "application/json")
+    assert problem.status_code == 404
+    assert problem["Content-Type"] == "application/problem+json"
+    assert json.loads(problem.content)["status"] == 404
+
+
+def test_a_post_to_an_unknown_path_is_a_404_not_a_csrf_refusal(client, db):
+    response = client.post("/nowhere", data=b"{}", content_type="application/json")
+
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
