@@ -43,8 +43,6 @@ GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"
 BODY_TYPES = ("application/json", "application/graphql")
 INTERNAL_ERROR = "Internal server error."
-# Time a request may use for the price of one read (see StarWarsGraphQLView._charge_the_work).
-READ_COST_MS = 100
 # RFC 9110 9.3.2: HEAD is GET without the content (the server leaves the body out).
 READ_METHODS = ("GET", "HEAD")
 DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
@@ -105,10 +103,11 @@ class StarWarsGraphQLView(GraphQLView):
 
     @staticmethod
     def _charge_the_work(request: HttpRequest) -> None:
-        """Then its work: every READ_COST_MS of time it used counts as one read more, so that a
-        client spending the whole time budget (2 s: 20 reads more) cannot crowd out readers."""
+        """Then its work: every GRAPHQL_READ_COST_MS of time it used counts as one read more, so
+        that a client spending the whole time budget (2 s: 20 reads more) cannot crowd out
+        readers."""
         used_ms = (time.monotonic() - getattr(request, STARTED_ATTRIBUTE)) * 1000
-        if (extra := int(used_ms // READ_COST_MS)) > 0:
+        if (extra := int(used_ms // settings.GRAPHQL_READ_COST_MS)) > 0:
             charge_read(request, extra)
 
     @staticmethod

@@ -263,6 +263,8 @@ GRAPHQL_MAX_DEPTH = env_int("GRAPHQL_MAX_DEPTH", 10, minimum=1)
 GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 50, minimum=0)
 GRAPHQL_MAX_TOKENS = env_int("GRAPHQL_MAX_TOKENS", 5000, minimum=1)
 GRAPHQL_TIME_BUDGET_MS = env_int("GRAPHQL_TIME_BUDGET_MS", 2000, minimum=1)
+# A GraphQL request costs one read of the read limit, and one more per this much time it used.
+GRAPHQL_READ_COST_MS = env_int("GRAPHQL_READ_COST_MS", 100, minimum=1)
 GRAPHQL_INTROSPECTION = env_bool("GRAPHQL_INTROSPECTION", True)
 # How stale another process's copy of the Star Wars data may be (graphapi.catalogue).
 GRAPHQL_STARWARS_REVALIDATE_SECONDS = env_int("GRAPHQL_STARWARS_REVALIDATE_SECONDS", 1, minimum=0)

@@ -269,6 +269,7 @@ def test_graphql_and_rest_reads_share_one_limit(client, gql, settings, db):
 def test_a_request_that_uses_its_time_budget_costs_more_reads(gql, settings):
     settings.RATE_LIMIT_READ = "100/min"
     settings.GRAPHQL_TIME_BUDGET_MS = 300
+    settings.GRAPHQL_READ_COST_MS = 100
     # Films, their characters, their films...: hundreds of thousands of fields, far more than
     # 300 ms of resolving, so the request spends its whole budget.
     heavy = "{ allFilms { characters { films { characters { films { characters { name } } } } } } }"
