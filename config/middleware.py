@@ -1,6 +1,6 @@
 """Site-wide middleware: request ids and the request log, methods we do not implement, the
-API's body-size limit (checked before anything reads the body), and the unread body of a refused
-request."""
+API's body-size limit (checked before anything reads the body), a body cut short before its
+Content-Length, and the unread body of a refused request."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from django.http.request import split_domain_port
 from rest_framework.response import Response
 
 from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
+from soapcalc.faults import render_fault, sender_fault
+from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
 
 logger = logging.getLogger("config.requests")
 security_logger = logging.getLogger("django.security")
@@ -195,6 +197,58 @@ class ApiBodySizeLimitMiddleware:
                     detail=f"The body is {declared} bytes; at most {limit} are accepted.",
                 )
         return self.get_response(request)
+
+
+class IncompleteBodyMiddleware:
+    """400 for a body that ended before its Content-Length: the client closed the connection
+    (RFC 9112 section 6.3: the message is incomplete). Django reads a body up to its
+    Content-Length or to the end of the stream, whichever comes first, and a short one would go
+    on to be parsed; when its first bytes happen to be a whole JSON object, the cut request
+    would be applied. So every body is read here, before any view, and its length checked, for
+    every surface at once (docs/decisions/incomplete-bodies.md).
+
+    A body declared larger than DATA_UPLOAD_MAX_MEMORY_SIZE is left unread: every surface
+    refuses it (413) without parsing it. After ApiBodySizeLimitMiddleware, so that an over-size
+    API body is refused from its header before anything waits for it.
+    """
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        # Anything but digits: BadRequestMiddleware (or the SOAP view) answered it.
+        if declared.isdigit() and 0 < int(declared) <= settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            received = len(request.body)
+            if received < int(declared):
+                logger.warning(
+                    "request body cut short: %s of %s bytes, request_id=%s",
+                    received,
+                    declared,
+                    getattr(request, "request_id", "-"),
+                )
+                return _incomplete_body(request, received, int(declared))
+        return self.get_response(request)
+
+
+def _incomplete_body(request: HttpRequest, received: int, declared: int) -> HttpResponse:
+    """The refusal in the language of the surface the request was for."""
+    detail = (
+        f"The request body ended before its Content-Length: {received} of {declared} bytes"
+        " arrived. Nothing was done; send the whole body again."
+    )
+    if request.path_info.startswith("/graphql"):
+        # GraphQL over HTTP: a request error is an `errors` list without `data`.
+        return JsonResponse({"errors": [{"message": detail}]}, status=400)
+    if request.path_info.startswith("/soap/"):
+        version = BY_MEDIA_TYPE.get(request.content_type, SOAP12)
+        fault = sender_fault(detail)
+        return HttpResponse(
+            render_fault(fault, version),
+            status=fault.http_status(version),
+            content_type=version.content_type,
+        )
+    return problem_response(request, status=400, detail=detail)
 
 
 class ApiProblemFallbackMiddleware:

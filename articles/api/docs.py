@@ -48,7 +48,8 @@ _ARTICLE = (
     '"_links": {"curies", "self", "doc:blog" (with the blog\'s title), "doc:comments"}}'
 )
 _BLOG = (
-    '{"id": 1, "title": "...", "description": "...", "_links": {"curies", "self", "doc:articles"}}'
+    '{"id": 1, "title": "...", "description": "...", '
+    '"_links": {"curies", "self", "doc:articles", "alternate" (the Atom feed, with its type)}}'
 )
 _COMMENT = (
     '{"id": 3, "author": "alice", "text": "...", "_links": {"curies", "self", "doc:article"}}'

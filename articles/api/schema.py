@@ -17,6 +17,8 @@ from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
+from articles.api.feeds import ATOM_MEDIA_TYPE, FEED_ENTRIES
+
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
 
@@ -97,6 +99,7 @@ COMPONENTS: dict[str, Any] = {
             "href": {"type": "string", "description": "absolute URI, or URI template"},
             "templated": {"type": "boolean", "enum": [True]},
             "title": {"type": "string"},
+            "type": {"type": "string", "description": "The media type of the target."},
         },
     },
     "Curie": {
@@ -119,7 +122,10 @@ COMPONENTS: dict[str, Any] = {
             "id": {"type": "integer"},
             "title": {"type": "string"},
             "description": {"type": "string"},
-            "_links": _links("self", "doc:articles"),
+            "_links": {
+                **_links("self", "doc:articles", "alternate"),
+                "description": "`alternate` is the blog's Atom feed (`type` says so).",
+            },
         },
     },
     "Article": ARTICLE,
@@ -323,12 +329,51 @@ def only_canonical_paths(endpoints: list[tuple[Any, ...]]) -> list[tuple[Any, ..
     return [endpoint for endpoint in endpoints if endpoint[0].startswith("/api/v1.2/")]
 
 
+def _problem_response(status: int) -> dict[str, Any]:
+    return {
+        "description": _PROBLEM_MEANINGS[status],
+        "content": {PROBLEM_MEDIA_TYPE: {"schema": ref("Problem")}},
+    }
+
+
+def _feed_operation(blog_read: dict[str, Any]) -> dict[str, Any]:
+    """The blog's Atom feed (articles.api.feeds): a plain Django view, which drf-spectacular
+    does not see, described here with the blog read's parameters (the blog id, the conditions).
+    """
+    return {
+        "operationId": "blog_feed",
+        "summary": "A blog's Atom feed",
+        "description": f"The blog's {FEED_ENTRIES} newest articles as an Atom feed (RFC 4287),"
+        " newest first: each entry's link is the article, its summary the article's text,"
+        f" cut to {settings.PAGE_CONTENT_MAX_CHARS} characters. The blog's `alternate` link"
+        " leads here.",
+        "tags": ["blogs"],
+        "parameters": blog_read["parameters"],
+        "responses": {
+            "200": {
+                "description": "The feed.",
+                "content": {ATOM_MEDIA_TYPE: {"schema": {"type": "string"}}},
+            },
+            "304": {"description": "Not modified: your copy is current."},
+            **{str(status): _problem_response(status) for status in (*ANY_OPERATION, 404)},
+        },
+        "security": [],
+    }
+
+
 def add_hal_components(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """POSTPROCESSING_HOOKS: the HAL components every operation refers to."""
+    """POSTPROCESSING_HOOKS: the HAL components every operation refers to, and the blog's feed
+    beside the blog."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(COMPONENTS)
     for name, description in _REQUEST_BODY_DESCRIPTIONS.items():
         schemas[name]["description"] = description
+    paths = {}
+    for path, item in result["paths"].items():
+        paths[path] = item
+        if path == "/blogs/{blog_id}":
+            paths["/blogs/{blog_id}/feed"] = {"get": _feed_operation(item["get"])}
+    result["paths"] = paths
     return result
 
 

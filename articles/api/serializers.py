@@ -76,6 +76,15 @@ def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
     return templated_link(page_template(api_url(request, "articles", blog_id=blog.pk)))
 
 
+def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
+    # RFC 8288 `alternate` with the media type (as HTML's <link rel="alternate">): the same
+    # blog's articles as an Atom feed, for feed readers.
+    return {
+        **link(api_url(request, "feed", blog_id=blog.pk), title=f"{blog.title} (Atom feed)"),
+        "type": "application/atom+xml",
+    }
+
+
 def _article_self(request: HttpRequest, article: Article) -> Link:
     return link(api_url(request, "article", blog_id=article.blog_id, article_id=article.pk))
 
@@ -111,7 +120,9 @@ class BlogSerializer(serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     title = serializers.CharField(read_only=True)
     description = serializers.CharField(read_only=True)
-    _links = LinksField({"self": _blog_self, "doc:articles": _blog_articles})
+    _links = LinksField(
+        {"self": _blog_self, "doc:articles": _blog_articles, "alternate": _blog_feed}
+    )
 
 
 ARTICLE_RELATIONS = {

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from django.urls import path
+from django.views.decorators.csrf import csrf_exempt
 
+from articles.api.feeds import BlogFeedView
 from articles.api.views.articles import ArticleListView, ArticleView
 from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
@@ -17,6 +19,8 @@ urlpatterns = [
     path("", ApiRootView.as_view(), name="root"),
     path("blogs", BlogListView.as_view(), name="blogs"),
     path("blogs/<int:blog_id>", BlogView.as_view(), name="blog"),
+    # Not a DRF view: exempt as they are, so that a POST is its 405 and not a CSRF refusal.
+    path("blogs/<int:blog_id>/feed", csrf_exempt(BlogFeedView.as_view()), name="feed"),
     path("blogs/<int:blog_id>/articles", ArticleListView.as_view(), name="articles"),
     path(_ARTICLE, ArticleView.as_view(), name="article"),
     path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),

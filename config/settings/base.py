@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "config.middleware.NotFoundPageMiddleware",
     "config.middleware.NotImplementedMethodMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
+    "config.middleware.IncompleteBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.cookie_middleware.HtmlSessionMiddleware",

@@ -46,6 +46,11 @@ def test_blog_has_its_fields_and_a_templated_articles_link(api, blog):
                 "href": f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize}}",
                 "templated": True,
             },
+            "alternate": {
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/feed",
+                "type": "application/atom+xml",
+                "title": "Alice's blog (Atom feed)",
+            },
         },
     }
 
