@@ -4,7 +4,7 @@
 `_links` carries the same relations plus curies for generic HAL clients, and `item` (RFC 6573,
 IANA registered, so not curied): a link to each member of the page, with its title. A generic
 client finds the members by relation name there; the `_embedded` array, keyed by no relation,
-is invisible to it (docs/rest.md, "Generic HAL clients").
+is invisible to it (docs/rest.md, "Generic HAL clients and pages").
 """
 
 from __future__ import annotations

@@ -91,9 +91,9 @@ console.log(JSON.stringify({
 def test_ketting_reads_the_embedded_array_as_relations_named_by_index_and_as_cached_states(
     live_server, blog, settings
 ):
-    """What the `_embedded` array still does in ketting (docs/rest.md, "Generic HAL clients"):
-    its members become links whose relation is their index, and their (partial) bodies the
-    cached states of the items, until a refresh."""
+    """What the `_embedded` array still does in ketting (docs/rest.md, "Generic HAL clients and
+    pages"): its members become links whose relation is their index, and their (partial) bodies
+    the cached states of the items, until a refresh."""
     settings.PAGE_CONTENT_MAX_CHARS = 10
     long = article_services.article_create(blog=blog, title="Long", content="x" * 50)
     page = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles"
@@ -143,7 +143,7 @@ def test_traverson_hal_walks_root_blog_page_item_comments(live_server, blog, ali
 
 # Python's generic HAL clients (they use requests, so they reach live_server). Both stop at the
 # `_embedded` array of a page; what they read elsewhere is asserted, and what stops them pinned,
-# so that docs/rest.md ("Generic HAL clients") stays true.
+# so that docs/rest.md ("Generic HAL clients and pages") stays true.
 
 
 def test_halchemy_walks_to_a_page_that_it_drops_to_an_empty_resource_for_its_embedded_array(
