@@ -41,7 +41,8 @@ class Relation:
 _PAGE = (
     '{"pageIndex": 1, "pageSize": 10, "totalPages": 3, "{total}": 25, '
     '"_link": {"firstPage", "previousPage"?, "self", "nextPage"?, "lastPage"}, '
-    '"_links": {"curies", the same five}, "_embedded": [ ... ]}'
+    '"_links": {"curies", the same five, "item": [{"href", "title"}, ...] (one link per member, '
+    'in page order)}, "_embedded": [ ... ]}'
 )
 _ARTICLE = (
     '{"id": 7, "title": "...", "content": "..." (left out when none), '

@@ -1,24 +1,30 @@
 """The page shape of the contract, shared by blogs, articles and comments.
 
 `_link` (singular) and `_embedded` as an array are what the specification's clients read;
-`_links` carries the same relations plus curies for generic HAL clients.
+`_links` carries the same relations plus curies for generic HAL clients, and `item` (RFC 6573,
+IANA registered, so not curied): a link to each member of the page, with its title. A generic
+client finds the members by relation name there; the `_embedded` array, keyed by no relation,
+is invisible to it (docs/rest.md, "Generic HAL clients and pages").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
 
-from articles.api.links import curies, link, page_href
+from articles.api.links import Link, curies, link, page_href
 from articles.api.problems import InvalidQueryParameter
 from articles.selectors import Page
 
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
 # Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).
 _MAX_DIGITS = 18
+# A comment has no title: its `item` link is titled with the author and the text's first words.
+COMMENT_TITLE_CHARS = 40
 
 
 def _positive_int(request: HttpRequest, name: str, default: int) -> int:
@@ -57,13 +63,39 @@ def page_links(collection_url: str, page: Page[Any]) -> dict[str, Any]:
     return links
 
 
+def member_title(member: dict[str, Any]) -> str | None:
+    """The title of a member's `item` link: its `title` field (blogs and articles)."""
+    return member.get("title")
+
+
+def comment_title(member: dict[str, Any]) -> str:
+    """`alice: The first forty characters of the text…`, whitespace runs made one space, so
+    that a list of comment links tells them apart without fetching each."""
+    text = " ".join(member["text"].split())
+    if len(text) > COMMENT_TITLE_CHARS:
+        text = text[:COMMENT_TITLE_CHARS].rstrip() + "\u2026"
+    return f"{member['author']}: {text}"
+
+
+def item_links(
+    embedded: Sequence[dict[str, Any]],
+    title: Callable[[dict[str, Any]], str | None] = member_title,
+) -> list[Link]:
+    """The `item` relation (RFC 6573): each embedded member's self link, titled, in page order.
+
+    Always an array, even of one or none, so that a client need not test for both forms (HAL
+    section 4.1.1 lets a relation be either)."""
+    return [link(member["_links"]["self"]["href"], title=title(member)) for member in embedded]
+
+
 def page_body(
     request: HttpRequest,
     *,
     collection_url: str,
     page: Page[Any],
     total_name: str,
-    embedded: list[dict[str, Any]],
+    embedded: Sequence[dict[str, Any]],
+    item_title: Callable[[dict[str, Any]], str | None] = member_title,
 ) -> dict[str, Any]:
     relations = page_links(collection_url, page)
     return {
@@ -72,6 +104,10 @@ def page_body(
         "totalPages": page.total_pages,
         total_name: page.total,
         "_link": relations,
-        "_links": {"curies": curies(request), **relations},
+        "_links": {
+            "curies": curies(request),
+            **relations,
+            "item": item_links(embedded, item_title),
+        },
         "_embedded": embedded,
     }

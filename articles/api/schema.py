@@ -52,7 +52,20 @@ def _page(total_name: str, item: str) -> dict[str, Any]:
                 **singular,
                 "description": "The page relations, as the specification's clients read them.",
             },
-            "_links": {**page_links, "description": "The same relations, for HAL clients."},
+            "_links": {
+                **page_links,
+                "required": [*page_links["required"], "item"],
+                "properties": {
+                    **page_links["properties"],
+                    "item": {
+                        "type": "array",
+                        "items": ref("Link"),
+                        "description": "The page's members, in page order: each one's `self`"
+                        " link with a title (RFC 6573 `item`; an array even of one or none).",
+                    },
+                },
+                "description": "The same relations and `item`, for HAL clients.",
+            },
             "_embedded": {"type": "array", "items": ref(item)},
         },
     }

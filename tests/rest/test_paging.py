@@ -53,7 +53,7 @@ def test_a_middle_page_has_all_five_links_in_link_and_links(api, blog):
     }
     assert data["_link"] == expected
     assert data["_links"]["curies"][0]["name"] == "doc"
-    assert {k: v for k, v in data["_links"].items() if k != "curies"} == expected
+    assert {k: v for k, v in data["_links"].items() if k not in {"curies", "item"}} == expected
     assert isinstance(data["_embedded"], list)
     assert [a["title"] for a in data["_embedded"]] == [f"Post {n}" for n in range(11, 21)]
 
@@ -240,3 +240,101 @@ def test_a_page_of_100_large_articles_stays_small(api, blog, settings):
     assert response.status_code == 200
     assert len(response.content) < 200 * 1024
     assert all(item["contentOmitted"] for item in body(response)["_embedded"])
+
+
+# The `item` relation (RFC 6573) of a page's `_links`: one titled link per member.
+
+
+def article_url(blog: Blog, article: Article) -> str:
+    return f"{ORIGIN}{API}/blogs/{blog.pk}/articles/{article.pk}"
+
+
+def test_an_article_page_links_each_article_as_an_item_titled_in_page_order(api, blog):
+    articles = make_articles(blog, 25)
+
+    data = body(api.get(f"{API}/blogs/{blog.pk}/articles?pageIndex=2&pageSize=10"))
+
+    assert data["_links"]["item"] == [
+        {"href": article_url(blog, a), "title": a.title} for a in articles[10:20]
+    ]
+    assert [i["href"] for i in data["_links"]["item"]] == [
+        a["_links"]["self"]["href"] for a in data["_embedded"]
+    ]
+
+
+def test_item_is_only_in_links_and_the_specifications_link_keeps_its_five_relations(api, blog):
+    make_articles(blog, 3)
+
+    data = body(api.get(f"{API}/blogs/{blog.pk}/articles"))
+
+    assert "item" in data["_links"]
+    assert set(data["_link"]) == {"firstPage", "self", "lastPage"}
+    assert list(data)[-1] == "_embedded" and len(data["_embedded"]) == 3
+
+
+def test_an_item_link_leads_to_the_article_it_names(api, blog):
+    make_articles(blog, 2)
+    item = body(api.get(f"{API}/blogs/{blog.pk}/articles"))["_links"]["item"][1]
+
+    article = body(api.get(item["href"]))
+
+    assert article["title"] == item["title"] == "Post 2"
+
+
+@pytest.mark.parametrize("query", ["", "?pageIndex=4"])
+def test_an_empty_page_has_an_empty_item_array(api, blog, query):
+    make_articles(blog, 0 if not query else 3)
+
+    data = body(api.get(f"{API}/blogs/{blog.pk}/articles{query}"))
+
+    assert data["_links"]["item"] == [] and data["_embedded"] == []
+
+
+def test_a_page_of_one_still_has_item_as_an_array(api, blog):
+    (only,) = make_articles(blog, 1)
+
+    data = body(api.get(f"{API}/blogs/{blog.pk}/articles"))
+
+    assert data["_links"]["item"] == [{"href": article_url(blog, only), "title": "Post 1"}]
+
+
+def test_a_cached_page_shows_the_new_title_in_its_item_after_a_replace(api, blog, alice_token):
+    (article,) = make_articles(blog, 1)
+    page = f"{API}/blogs/{blog.pk}/articles"
+    assert body(api.get(page))["_links"]["item"][0]["title"] == "Post 1"
+
+    replaced = api.write("PUT", article_url(blog, article), {"title": "Renamed"}, token=alice_token)
+
+    assert replaced.status_code == 200
+    assert body(api.get(page))["_links"]["item"][0]["title"] == "Renamed"
+
+
+def test_the_blog_list_links_each_blog_as_an_item_titled(api, blog, other_blog):
+    data = body(api.get(f"{API}/blogs"))
+
+    assert data["_links"]["item"] == [
+        {"href": f"{ORIGIN}{API}/blogs/{blog.pk}", "title": "Alice's blog"},
+        {"href": f"{ORIGIN}{API}/blogs/{other_blog.pk}", "title": "Bob's blog"},
+    ]
+
+
+def test_a_comment_item_is_titled_with_its_author_and_the_start_of_its_text(
+    api, article, alice, bob
+):
+    short = services.comment_create(article=article, author=alice, text="Nice post")
+    long = services.comment_create(
+        article=article,
+        author=bob,
+        text="I  disagree\nwith almost every word of this, and here is why: " + "x" * 500,
+    )
+    comments = f"{ORIGIN}{API}/blogs/{article.blog_id}/articles/{article.pk}/comments"
+
+    data = body(api.get(comments))
+
+    assert data["_links"]["item"] == [
+        {"href": f"{comments}/{short.pk}", "title": "alice: Nice post"},
+        {
+            "href": f"{comments}/{long.pk}",
+            "title": "bob: I disagree with almost every word of thi\u2026",
+        },
+    ]

@@ -14,7 +14,7 @@ from articles.api.base import ApiView, get_article, get_blog, json_object
 from articles.api.conditional import Validators, evaluate, strong_etag
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
-from articles.api.pagination import page_body, page_params
+from articles.api.pagination import comment_title, page_body, page_params
 from articles.api.permissions import ensure_may_delete_comment
 from articles.api.problems import UnprocessableContent
 from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
@@ -72,6 +72,7 @@ class CommentListView(ApiView):
             page=page,
             total_name="totalComments",
             embedded=CommentSerializer(page.items, many=True, context={"request": request}).data,
+            item_title=comment_title,
         )
         return validators.apply(Response(body))
 
