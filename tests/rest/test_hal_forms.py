@@ -143,6 +143,16 @@ def test_the_other_resources_answer_hal_forms_without_templates(api, article):
         assert "_templates" not in body(response), url
 
 
+def test_the_version_parameter_works_with_hal_forms_too(api, article):
+    unversioned = article_url(article).replace(API, "/api")
+    response = api.get(unversioned, headers={"Accept": f"{HAL_FORMS}; version=1.2"})
+
+    assert response.status_code == 200
+    assert "Accept" in response["Vary"]
+    # Links and targets use the canonical prefix.
+    assert body(response)["_templates"]["default"]["target"] == absolute(article_url(article))
+
+
 def test_an_unknown_media_type_is_still_406(api, article):
     for accept in ("application/vnd.siren+json", f"{HAL_FORMS}; version=9.9"):
         response = api.get(article_url(article), headers={"Accept": accept})
