@@ -121,6 +121,8 @@ def article_set_locked(*, article: Article, locked: bool) -> Article:
     if current.locked != locked:
         current.locked = locked
         current.save(update_fields=["locked"])
+        # The lock decides the article's HAL-FORMS templates (articles.api.forms).
+        representations.article_changed(article_id=current.pk, blog_id=current.blog_id)
     return current
 
 

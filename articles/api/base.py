@@ -13,9 +13,10 @@ from rest_framework.views import APIView
 
 from articles import selectors
 from articles.api.authentication import AccessTokenAuthentication
-from articles.api.conditional import html_variant_tag, wants_html
+from articles.api.conditional import rendered_media_type, variant_tag
 from articles.api.negotiation import (
     BrowsableHalRenderer,
+    HalFormsRenderer,
     HalJsonRenderer,
     MediaTypeVersioning,
     PlainJsonRenderer,
@@ -32,7 +33,7 @@ from blogs.models import Blog
 
 
 class ApiView(APIView):
-    renderer_classes = [HalJsonRenderer, PlainJsonRenderer, BrowsableHalRenderer]
+    renderer_classes = [HalJsonRenderer, PlainJsonRenderer, HalFormsRenderer, BrowsableHalRenderer]
     parser_classes = [StrictJsonParser, StrictHalJsonParser]
     authentication_classes = [AccessTokenAuthentication]
     permission_classes = [WritesNeedToken]
@@ -56,8 +57,8 @@ class ApiView(APIView):
         self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         response = super().finalize_response(request, response, *args, **kwargs)
-        if wants_html(request) and response.has_header("ETag"):
-            response["ETag"] = html_variant_tag(response["ETag"])
+        if response.has_header("ETag"):
+            response["ETag"] = variant_tag(response["ETag"], rendered_media_type(request))
         state = getattr(request, "rate_limit", None)
         if state is not None:
             for name, value in state.headers().items():

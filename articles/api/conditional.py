@@ -15,9 +15,14 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
 
+from articles.api.negotiation import HAL_FORMS_MEDIA_TYPE
 from articles.api.problems import PreconditionFailed
 
 SAFE_METHODS = ("GET", "HEAD")
+HTML_MEDIA_TYPE = "text/html"
+# The representations whose bytes differ from the JSON body of the same state: the browsable
+# API's page, and HAL-FORMS (the JSON body plus `_templates`).
+OWN_TAG_MEDIA_TYPES = (HTML_MEDIA_TYPE, HAL_FORMS_MEDIA_TYPE)
 
 
 @dataclass(frozen=True)
@@ -29,11 +34,12 @@ class Validators:
     def last_modified_seconds(self) -> int:
         return int(self.last_modified.timestamp())
 
-    def for_html(self) -> Validators:
-        """The browsable API's page has other bytes than the JSON body of the same state, so it
-        gets its own strong tag (RFC 9110 8.8.3). application/json and application/hal+json
-        share one: the same bytes, and the tag a client holds keeps working if it switches."""
-        return replace(self, etag=html_variant_tag(self.etag))
+    def for_variant(self, media_type: str) -> Validators:
+        """The browsable API's page and the HAL-FORMS document have other bytes than the JSON
+        body of the same state, so each gets its own strong tag (RFC 9110 8.8.3).
+        application/json and application/hal+json share one: the same bytes, and the tag a
+        client holds keeps working if it switches."""
+        return replace(self, etag=variant_tag(self.etag, media_type))
 
     def apply(self, response: HttpResponse) -> HttpResponse:
         response["ETag"] = self.etag
@@ -47,14 +53,24 @@ def strong_etag(*parts: object) -> str:
     return quote_etag(digest)
 
 
-def html_variant_tag(etag: str) -> str:
-    return strong_etag(etag, "text/html")
+def variant_tag(etag: str, media_type: str) -> str:
+    """The tag of the `media_type` representation of the state whose JSON body is tagged
+    `etag` (that tag itself for the JSON media types)."""
+    if media_type not in OWN_TAG_MEDIA_TYPES:
+        return etag
+    return strong_etag(etag, media_type)
 
 
-def wants_html(request: HttpRequest) -> bool:
-    """Whether DRF's negotiation chose the browsable API (HTML) for this request."""
+def rendered_media_type(request: HttpRequest) -> str:
+    """The media type DRF's negotiation chose for this request's answer ("" before it ran)."""
     renderer = getattr(request, "accepted_renderer", None)
-    return getattr(renderer, "media_type", "") == "text/html"
+    return getattr(renderer, "media_type", "")
+
+
+def wants_forms(request: HttpRequest) -> bool:
+    """Whether DRF's negotiation chose HAL-FORMS: then the article resources carry
+    `_templates` (articles.api.forms)."""
+    return rendered_media_type(request) == HAL_FORMS_MEDIA_TYPE
 
 
 def _strip_weak(etag: str) -> str:
@@ -72,8 +88,10 @@ def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None
     etags = parse_etags(header)
     if etags == ["*"]:
         return True
-    # Either variant's tag names the same state of the resource, which is what a write checks.
-    return validators.etag in etags or validators.for_html().etag in etags
+    # Every variant's tag names the same state of the resource, which is what a write checks.
+    return validators.etag in etags or any(
+        variant_tag(validators.etag, media_type) in etags for media_type in OWN_TAG_MEDIA_TYPES
+    )
 
 
 def _if_none_match_matches(header: str, validators: Validators) -> bool:
@@ -89,8 +107,8 @@ def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | Non
     precondition; None when the request goes ahead.
 
     `validators` are those of the JSON representation; ApiView.finalize_response gives an HTML
-    answer the HTML variant's tag."""
-    current = validators.for_html() if wants_html(request) else validators
+    or HAL-FORMS answer that variant's tag."""
+    current = validators.for_variant(rendered_media_type(request))
     # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
     # ETag condition of the same kind is present).
     match = if_match_passes(request, validators)

@@ -22,6 +22,7 @@ from uritemplate import URITemplate
 from config.problems import PROBLEM_MEDIA_TYPE
 
 API_VERSION = "1.2"
+HAL_FORMS_MEDIA_TYPE = "application/prs.hal-forms+json"
 
 
 class HalJsonRenderer(JsonHalRenderer):
@@ -32,6 +33,20 @@ class HalJsonRenderer(JsonHalRenderer):
 
 class PlainJsonRenderer(JSONRenderer):
     """application/json: the same body under the plain JSON media type."""
+
+
+class HalFormsRenderer(HalJsonRenderer):
+    """application/prs.hal-forms+json (HAL-FORMS): the HAL body, and on an article page and an
+    article the `_templates` of the writes they offer (articles.api.forms).
+
+    Chosen when the client names it more specifically than the other types it accepts: DRF
+    ranks the Accept header's media ranges by specificity, then by the order of the renderers,
+    not by q-value, so a client accepting application/hal+json as well (ketting's default
+    Accept) gets plain HAL. docs/decisions/hal-forms.md says why.
+    """
+
+    media_type = HAL_FORMS_MEDIA_TYPE
+    format = "hal-forms"
 
 
 class BrowsableHalRenderer(BrowsableAPIRenderer):

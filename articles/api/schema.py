@@ -101,6 +101,18 @@ def _article_in_page() -> dict[str, Any]:
     return {**ARTICLE, "properties": properties}
 
 
+def _with_templates(schema: dict[str, Any]) -> dict[str, Any]:
+    """The resource as HAL-FORMS (application/prs.hal-forms+json) answers it: with `_templates`
+    (articles.api.forms)."""
+    templates = {
+        "type": "object",
+        "description": "Only with application/prs.hal-forms+json: the writes the resource"
+        " offers, by name (`default` first). Left out when none is open (an archived blog).",
+        "additionalProperties": ref("HalFormsTemplate"),
+    }
+    return {**schema, "properties": {**schema["properties"], "_templates": templates}}
+
+
 COMPONENTS: dict[str, Any] = {
     "Link": {
         "type": "object",
@@ -141,7 +153,7 @@ COMPONENTS: dict[str, Any] = {
             },
         },
     },
-    "Article": ARTICLE,
+    "Article": _with_templates(ARTICLE),
     "DeletedArticle": {"type": "object", "properties": {"_links": _links("doc:blog")}},
     "Comment": {
         "type": "object",
@@ -155,7 +167,34 @@ COMPONENTS: dict[str, Any] = {
     },
     "BlogPage": _page("totalBlogs", "Blog"),
     "ArticleInPage": _article_in_page(),
-    "ArticlePage": _page("totalArticles", "ArticleInPage"),
+    "ArticlePage": _with_templates(_page("totalArticles", "ArticleInPage")),
+    "HalFormsTemplate": {
+        "type": "object",
+        "description": "A HAL-FORMS template: send `method` to `target` with a `contentType`"
+        " body made of `properties`.",
+        "required": ["method", "target", "contentType", "properties"],
+        "properties": {
+            "title": {"type": "string"},
+            "method": {"type": "string", "enum": ["POST", "PUT", "DELETE"]},
+            "target": {"type": "string", "format": "uri"},
+            "contentType": {"type": "string", "enum": ["application/json"]},
+            "properties": {"type": "array", "items": ref("HalFormsProperty")},
+        },
+    },
+    "HalFormsProperty": {
+        "type": "object",
+        "required": ["name", "required"],
+        "properties": {
+            "name": {"type": "string"},
+            "prompt": {"type": "string"},
+            "type": {"type": "string", "enum": ["text", "textarea"]},
+            "required": {"type": "boolean"},
+            "minLength": {"type": "integer", "minimum": 0},
+            "maxLength": {"type": "integer", "minimum": 1},
+            "regex": {"type": "string", "format": "regex"},
+            "value": {"type": "string", "description": "The current value (a replace)."},
+        },
+    },
     "CommentPage": _page("totalComments", "Comment"),
     "Problem": {
         "type": "object",

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework import serializers
 
+from articles.api import forms
+from articles.api.conditional import wants_forms
 from articles.api.links import (
     Link,
     LinksField,
@@ -140,6 +142,16 @@ def article_representation(request: HttpRequest, article: Article) -> dict[str, 
         # The contract: content is left out, not null, when the article has none.
         data["content"] = article.content
     data["_links"] = relation_links(request, article, ARTICLE_RELATIONS)
+    return data
+
+
+def article_document(request: HttpRequest, article: Article) -> dict[str, Any]:
+    """An article answered as the resource itself (a read, a create, a replace): for a HAL-FORMS
+    client also the `_templates` of what can be done with it. A page embeds articles without
+    them: HAL-FORMS reads templates at the top of a document."""
+    data = article_representation(request, article)
+    if wants_forms(request) and (templates := forms.article_templates(request, article)):
+        data["_templates"] = templates
     return data
 
 

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
+from articles.api import forms
 from articles.api.base import (
     ApiView,
     get_article_to_write,
@@ -21,7 +22,12 @@ from articles.api.base import (
     get_blog_to_write,
     json_object,
 )
-from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.conditional import (
+    Validators,
+    evaluate,
+    strong_etag,
+    wants_forms,
+)
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
 from articles.api.pagination import page_body, page_params
@@ -38,8 +44,8 @@ from articles.api.schema import (
 )
 from articles.api.serializers import (
     ArticleInputSerializer,
+    article_document,
     article_page_item,
-    article_representation,
     deleted_article_links,
 )
 from articles.exceptions import ArticleLocked, BlogArchived
@@ -49,9 +55,17 @@ from blogs.models import Blog
 
 
 def article_validators(article: Article) -> Validators:
-    # The blog's title is part of the representation (doc:blog's title), so it is part of the tag.
+    # The blog's title is part of the representation (doc:blog's title), so it is part of the
+    # tag; so are the archived blog and the lock, which decide the HAL-FORMS templates.
     return Validators(
-        strong_etag("article", article.pk, article.version, article.blog.title),
+        strong_etag(
+            "article",
+            article.pk,
+            article.version,
+            article.blog.title,
+            article.blog.archived,
+            article.locked,
+        ),
         article.updated_at,
     )
 
@@ -75,7 +89,7 @@ def read_article_body(request: Request) -> dict[str, Any]:
 
 
 def article_response(request: Request, article: Article, *, status: int = 200) -> Response:
-    data = article_representation(request, article)
+    data = article_document(request, article)
     return article_validators(article).apply(Response(data, status=status))
 
 
@@ -107,10 +121,14 @@ def cached_read(
     build: Callable[[], tuple[Validators, dict[str, Any]]],
 ) -> HttpResponse:
     """A representation and its validators from the representation cache (blogs.representations)
-    while `generations` stand, else from `build`; answered 200 or 304. A hot one costs no SQL."""
-    # Hrefs are absolute: a cached representation is one origin's (the host is normalised).
+    while `generations` stand, else from `build`; answered 200 or 304. A hot one costs no SQL.
+
+    Hrefs are absolute: a cached representation is one origin's (the host is normalised). The
+    HAL-FORMS body has `_templates` that the HAL one has not: each is kept under its own key
+    (the HTML page is rendered from the HAL body)."""
+    body = "forms" if wants_forms(request) else "hal"
     validators, data = representations.cached(
-        f"rep:{request.build_absolute_uri('/')}:{key}", generations, build
+        f"rep:{request.build_absolute_uri('/')}:{body}:{key}", generations, build
     )
     if (not_modified := evaluate(request, validators)) is not None:
         return not_modified
@@ -131,6 +149,8 @@ def articles_page_read(request: Request, blog_id: int, page: tuple[int, int]) ->
             total_name="totalArticles",
             embedded=[article_page_item(request, article) for article in items.items],
         )
+        if wants_forms(request) and (templates := forms.article_page_templates(request, blog)):
+            body["_templates"] = templates
         return articles_page_validators(blog, page_index, page_size), body
 
     return cached_read(
@@ -206,7 +226,7 @@ class ArticleView(ApiView):
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         def build() -> tuple[Validators, dict[str, Any]]:
             article = get_blog_article(blog_id, article_id)
-            return article_validators(article), article_representation(request, article)
+            return article_validators(article), article_document(request, article)
 
         # Fresh while neither the article nor its blog (its title is in doc:blog) changed.
         return cached_read(

@@ -1,0 +1,137 @@
+"""HAL-FORMS `_templates`: the writes an article page and an article offer, with the constraints
+the API checks, for clients that build their requests from the document instead of from docs.
+
+Templates describe what the resource accepts, not what the reader may do: the server does not
+know who will send the write (reads carry no token), so a template is shown whatever the token,
+and a write without the right still answers 401 or 403. A template is left out when nobody may
+use it: an archived blog offers none, a locked article no replace or delete (comments stay
+open). docs/decisions/hal-forms.md says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+
+from articles.api.links import api_url
+from articles.models import COMMENT_MAX_LENGTH, Article
+from blogs.models import TITLE_MAX_LENGTH, Blog
+
+JSON = "application/json"
+# At least one character that is not white space, whether a client matches the pattern against
+# the whole value (HTML's `pattern`) or searches it (a bare regular expression): the API refuses
+# a blank title or comment (422).
+NOT_BLANK = r"[\s\S]*\S[\s\S]*"
+
+
+@dataclass(frozen=True)
+class Property:
+    """One HAL-FORMS property: a field of the request body and its constraints."""
+
+    name: str
+    prompt: str
+    type: str = "text"
+    required: bool = False
+    min_length: int | None = None
+    max_length: int | None = None
+    regex: str | None = None
+    value: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "prompt": self.prompt, "type": self.type}
+        data["required"] = self.required
+        for key, value in (
+            ("minLength", self.min_length),
+            ("maxLength", self.max_length),
+            ("regex", self.regex),
+            ("value", self.value),
+        ):
+            if value is not None:
+                data[key] = value
+        return data
+
+
+def template(
+    *, title: str, method: str, target: str, properties: tuple[Property, ...] = ()
+) -> dict[str, Any]:
+    """A template object. `target` is always given (absolute, like every href of the API), so a
+    client need not know that it would default to the document's own URL."""
+    return {
+        "title": title,
+        "method": method,
+        "target": target,
+        "contentType": JSON,
+        "properties": [prop.to_json() for prop in properties],
+    }
+
+
+def _title(value: str | None = None) -> Property:
+    return Property(
+        name="title",
+        prompt="Title",
+        required=True,
+        min_length=1,
+        max_length=TITLE_MAX_LENGTH,
+        regex=NOT_BLANK,
+        value=value,
+    )
+
+
+def _content(value: str | None = None) -> Property:
+    # Optional: a PUT without it removes the content, so the replace template carries it.
+    return Property(name="content", prompt="Content", type="textarea", value=value)
+
+
+def _comment_text() -> Property:
+    return Property(
+        name="text",
+        prompt="Comment",
+        type="textarea",
+        required=True,
+        min_length=1,
+        max_length=COMMENT_MAX_LENGTH,
+        regex=NOT_BLANK,
+    )
+
+
+def article_page_templates(request: HttpRequest, blog: Blog) -> dict[str, Any]:
+    """An article page's templates: `default` writes a new article into the blog (POST)."""
+    if blog.archived:
+        return {}
+    return {
+        "default": template(
+            title="Write a new article",
+            method="POST",
+            target=api_url(request, "articles", blog_id=blog.pk),
+            properties=(_title(), _content()),
+        )
+    }
+
+
+def article_templates(request: HttpRequest, article: Article) -> dict[str, Any]:
+    """An article's templates (`article.blog` loaded): `default` replaces it (PUT, the current
+    title and content as values), `delete` deletes it, `comment` comments on it (POST to its
+    comments)."""
+    if article.blog.archived or article.is_deleted:
+        return {}
+    self_url = api_url(request, "article", blog_id=article.blog_id, article_id=article.pk)
+    templates: dict[str, Any] = {}
+    if not article.locked:
+        templates["default"] = template(
+            title="Replace this article",
+            method="PUT",
+            target=self_url,
+            properties=(_title(article.title), _content(article.content)),
+        )
+        templates["delete"] = template(
+            title="Delete this article", method="DELETE", target=self_url
+        )
+    templates["comment"] = template(
+        title="Comment on this article",
+        method="POST",
+        target=api_url(request, "comments", blog_id=article.blog_id, article_id=article.pk),
+        properties=(_comment_text(),),
+    )
+    return templates
