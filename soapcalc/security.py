@@ -177,6 +177,8 @@ def _read_token(element: etree._Element) -> UsernameToken:
     if not username or len(username) > MAX_USERNAME_CHARS:
         raise _failed("The username or the access token is wrong")
     password = found.get(PASSWORD)
+    # WSS UsernameToken Profile 1.1, 3.1: PasswordText when no Type is given.
+    password_type = PASSWORD_TEXT if password is None else password.get("Type") or PASSWORD_TEXT
     nonce = found.get(NONCE)
     created = found.get(CREATED)
     if nonce is not None and created is None:
@@ -184,10 +186,7 @@ def _read_token(element: etree._Element) -> UsernameToken:
     return UsernameToken(
         username=username,
         password=_text(password) if password is not None else None,
-        # WSS UsernameToken Profile 1.1, 3.1: PasswordText when no Type is given.
-        password_type=(password.get("Type") or PASSWORD_TEXT).strip()
-        if password is not None
-        else PASSWORD_TEXT,
+        password_type=password_type.strip(),
         nonce=_nonce(nonce) if nonce is not None else None,
         created=_instant(created) if created is not None else None,
     )
