@@ -146,13 +146,23 @@ def _refuse_text(element: etree._Element, name: str) -> None:
         raise sender_fault(f"The {name} holds text where only elements are allowed")
 
 
-def check_must_understand(header: etree._Element | None, version: SoapVersion) -> None:
-    """SOAP 1.2 part 1, 2.6 / SOAP 1.1, 4.2.3: this node understands no header block, so any block
-    aimed at it with mustUnderstand on is a MustUnderstand fault; any other block is ignored."""
+def aimed_at_us(block: etree._Element, version: SoapVersion) -> bool:
+    """Whether a header block is for this node: no role (actor), or one of ours."""
+    target = block.get(version.tag(version.role_attribute))
+    return target is None or target.strip() in version.our_roles
+
+
+def check_must_understand(
+    header: etree._Element | None,
+    version: SoapVersion,
+    understood: frozenset[str] = frozenset(),
+) -> None:
+    """SOAP 1.2 part 1, 2.6 / SOAP 1.1, 4.2.3: a block aimed at this node with mustUnderstand on
+    whose Clark name is not in `understood` is a MustUnderstand fault; any other block is left to
+    whoever processes it, or ignored."""
     if header is None:
         return
     must_understand = version.tag("mustUnderstand")
-    role = version.tag(version.role_attribute)
     not_understood = []
     for block in header:
         if not isinstance(block.tag, str):
@@ -167,8 +177,7 @@ def check_must_understand(header: etree._Element | None, version: SoapVersion) -
             continue
         if flag not in _TRUE:
             raise sender_fault(f"mustUnderstand must be true, false, 1 or 0, not {flag!r}")
-        target = block.get(role)
-        if target is None or target.strip() in version.our_roles:
+        if block.tag not in understood and aimed_at_us(block, version):
             not_understood.append(block.tag)
     if not_understood:
         names = ", ".join(etree.QName(tag).localname for tag in not_understood)

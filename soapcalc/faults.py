@@ -17,6 +17,10 @@ from soapcalc.versions import SOAP11, SOAP12, SoapVersion
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 MAX_REASON_CHARS = 300
+# The prefixes clients expect to read in a fault code (some compare the text, not the QName).
+_PREFIXES = {
+    "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd": "wsse"
+}
 
 # Characters XML 1.0 cannot carry; a reason quoting hostile input must still serialize.
 _NOT_XML_CHARS = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -49,6 +53,7 @@ class SoapFault(Exception):
         detail: etree._Element | None = None,
         not_understood: tuple[str, ...] = (),
         headers: dict[str, str] | None = None,
+        subcode: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.code = code
@@ -57,6 +62,9 @@ class SoapFault(Exception):
         self.detail = detail
         self.not_understood = not_understood  # Clark names of the header blocks
         self.headers = headers or {}
+        # A Clark name refining the code: the SOAP 1.2 Subcode, and the SOAP 1.1 faultcode itself
+        # (WS-Security's faults: WSS SOAP Message Security 1.1, 12).
+        self.subcode = subcode
 
     def http_status(self, version: SoapVersion) -> int:
         if self.status is not None:
@@ -126,6 +134,9 @@ def _add_soap12_fault(body: etree._Element, fault: SoapFault) -> None:
     element = etree.SubElement(body, SOAP12.tag("Fault"))
     code = etree.SubElement(element, SOAP12.tag("Code"))
     etree.SubElement(code, SOAP12.tag("Value")).text = f"env:{_code_name(fault, SOAP12)}"
+    if fault.subcode is not None:
+        subcode = etree.SubElement(code, SOAP12.tag("Subcode"))
+        _qname_child(subcode, SOAP12.tag("Value"), fault.subcode)
     reason = etree.SubElement(element, SOAP12.tag("Reason"))
     text = etree.SubElement(reason, SOAP12.tag("Text"))
     text.set(XML_LANG, "en")
@@ -137,12 +148,24 @@ def _add_soap12_fault(body: etree._Element, fault: SoapFault) -> None:
 def _add_soap11_fault(body: etree._Element, fault: SoapFault) -> None:
     element = etree.SubElement(body, SOAP11.tag("Fault"))
     # SOAP 1.1, 4.4: faultcode, faultstring and detail are unqualified.
-    etree.SubElement(element, "faultcode").text = f"env:{_code_name(fault, SOAP11)}"
+    if fault.subcode is not None:
+        _qname_child(element, "faultcode", fault.subcode)
+    else:
+        etree.SubElement(element, "faultcode").text = f"env:{_code_name(fault, SOAP11)}"
     string = etree.SubElement(element, "faultstring")
     string.set(XML_LANG, "en")
     string.text = fault.reason
     if fault.detail is not None:
         etree.SubElement(element, "detail").append(fault.detail)
+
+
+def _qname_child(parent: etree._Element, tag: str, clark: str) -> etree._Element:
+    """A child whose text is the QName `clark` (a Clark name), its prefix declared on it."""
+    namespace, _, local = clark[1:].partition("}")
+    prefix = _PREFIXES.get(namespace, "sub")
+    child = etree.SubElement(parent, tag, nsmap={prefix: namespace})
+    child.text = f"{prefix}:{local}"
+    return child
 
 
 def _printable(text: str) -> str:

@@ -22,6 +22,7 @@ from soapcalc.envelopes import (
     render_result,
 )
 from soapcalc.faults import FaultCode, SoapFault, calculation_failure, sender_fault
+from soapcalc.security import UNDERSTOOD_HEADERS, authenticate
 from soapcalc.versions import SOAP11, SOAP12, SoapVersion
 from soapcalc.wsdl import request_schema, soap_action
 
@@ -29,16 +30,23 @@ QUERY_PARAMETERS = ("FirstValue", "SecondValue")
 
 
 def answer_envelope(
-    *, body: bytes, version: SoapVersion, namespace: str, action: str | None
+    *,
+    body: bytes,
+    version: SoapVersion,
+    namespace: str,
+    action: str | None,
+    security_required: bool = False,
 ) -> bytes:
     """The response envelope for a POSTed request envelope.
 
     `action` is the SOAP 1.2 media type's action parameter, or the SOAP 1.1 SOAPAction header;
-    None when the request had none.
+    None when the request had none. With `security_required` the request must carry a
+    WS-Security UsernameToken; without, one that is sent is still checked.
     """
     envelope = open_envelope(parse_document(body), version)
     _check_action(version, namespace, action)
-    check_must_understand(envelope.header, version)
+    check_must_understand(envelope.header, version, understood=UNDERSTOOD_HEADERS)
+    authenticate(envelope.header, version, required=security_required)
     payloads = [child for child in envelope.body if isinstance(child.tag, str)]
     if len(payloads) != 1:
         raise sender_fault("The Body must hold exactly one AddValues element")
@@ -46,12 +54,16 @@ def answer_envelope(
     return render_result(version, namespace, _add(first, second, namespace))
 
 
-def answer_query(*, params: Mapping[str, Sequence[str]], namespace: str) -> bytes:
+def answer_query(
+    *, params: Mapping[str, Sequence[str]], namespace: str, security_required: bool = False
+) -> bytes:
     """The SOAP 1.2 response envelope for a GET with the SOAP-response MEP.
 
     The query parameters become the AddValues element (the operation's IRI style), which then
-    goes through exactly the same schema validation as a POSTed body.
+    goes through exactly the same schema validation as a POSTed body. A GET has no envelope,
+    so no Security header: when one is required, GET invocation is refused.
     """
+    authenticate(None, SOAP12, required=security_required)
     unknown = sorted(set(params) - set(QUERY_PARAMETERS))
     if unknown:
         raise sender_fault(f"Unknown query parameters: {', '.join(unknown)}")

@@ -92,7 +92,11 @@ def _post(
     namespace = settings.SOAP_NAMESPACE
     request_schema(namespace)  # a misconfigured service says so before judging any request
     envelope = answer_envelope(
-        body=_read_body(request), version=version, namespace=namespace, action=action
+        body=_read_body(request),
+        version=version,
+        namespace=namespace,
+        action=action,
+        security_required=settings.SOAP_WSSE_REQUIRED,
     )
     return HttpResponse(envelope, content_type=version.content_type)
 
@@ -110,7 +114,7 @@ def _get(request: HttpRequest) -> HttpResponse:
             address = request.build_absolute_uri(reverse("soap-calculator"))
             media_type = _labelled_for(request, _DESCRIPTION_TYPES[kind])
             response = HttpResponse(
-                render_description(kind, namespace, address),
+                render_description(kind, namespace, address, settings.SOAP_WSSE_REQUIRED),
                 content_type=f"{media_type}; charset=utf-8",
             )
             patch_vary_headers(response, ("Accept",))
@@ -139,7 +143,11 @@ def _invoke_by_get(
 ) -> HttpResponse:
     if not plain_xml and not _accepts_soap(accept):
         raise sender_fault("This operation answers application/soap+xml only", status=406)
-    envelope = answer_query(params=dict(request.GET.lists()), namespace=namespace)
+    envelope = answer_query(
+        params=dict(request.GET.lists()),
+        namespace=namespace,
+        security_required=settings.SOAP_WSSE_REQUIRED,
+    )
     return HttpResponse(envelope, content_type=SOAP12.content_type)
 
 

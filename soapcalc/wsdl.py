@@ -1,9 +1,10 @@
 """The two shipped service descriptions, and the request schema taken from them.
 
 The WSDL files under soapcalc/wsdl/ are the single source of truth: they are templated only for
-the namespace and the endpoint address, and the XSD inside the WSDL 1.1 types is the schema every
-request is validated against. Everything here is cached per namespace, so that a changed
-SOAP_NAMESPACE (another deployment, or override_settings in a test) gets its own schema.
+the namespace, the endpoint address and whether the WS-Security policy is optional, and the XSD
+inside the WSDL 1.1 types is the schema every request is validated against. Everything here is
+cached per namespace, so that a changed SOAP_NAMESPACE (another deployment, or override_settings
+in a test) gets its own schema.
 """
 
 from __future__ import annotations
@@ -44,12 +45,19 @@ def soap_action(namespace: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def render_description(kind: str, namespace: str, address: str) -> bytes:
-    """The WSDL 1.1 (`kind="wsdl"`) or WSDL 2.0 (`kind="wsdl2"`) document, UTF-8 encoded."""
+def render_description(
+    kind: str, namespace: str, address: str, security_required: bool = False
+) -> bytes:
+    """The WSDL 1.1 (`kind="wsdl"`) or WSDL 2.0 (`kind="wsdl2"`) document, UTF-8 encoded.
+
+    The UsernameToken policy is marked wsp:Optional (WS-Policy 1.5, 4.3.1: an alternative with
+    and one without it) unless the service requires the token (SOAP_WSSE_REQUIRED).
+    """
     _check_namespace(namespace)
     text = _TEMPLATES[kind].substitute(
         namespace=escape(namespace, _ATTRIBUTE_ENTITIES),
         address=escape(address, _ATTRIBUTE_ENTITIES),
+        optional="" if security_required else ' wsp:Optional="true"',
     )
     return text.encode("utf-8")
 

@@ -259,6 +259,9 @@ MAINTENANCE_MODE = env_bool("MAINTENANCE_MODE", False)
 
 SOAP_NAMESPACE = env_str("SOAP_NAMESPACE") or "http://example.org/calculator"
 SOAP_MAX_BODY_BYTES = env_int("SOAP_MAX_BODY_BYTES", 64 * 1024, minimum=1)
+# Whether every SOAP request must carry a WS-Security UsernameToken (docs/soap.md, "WS-Security").
+# Off: a request without one is served as before; a token that is sent is checked either way.
+SOAP_WSSE_REQUIRED = env_bool("SOAP_WSSE_REQUIRED", False)
 
 GRAPHQL_MAX_DEPTH = env_int("GRAPHQL_MAX_DEPTH", 10, minimum=1)
 GRAPHQL_MAX_ALIASES = env_int("GRAPHQL_MAX_ALIASES", 50, minimum=0)

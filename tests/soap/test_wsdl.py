@@ -18,6 +18,8 @@ SOAP12_ENV = "http://www.w3.org/2003/05/soap-envelope"
 SOAP_HTTP_PROTOCOL = "http://www.w3.org/2003/05/soap/bindings/HTTP/"
 SOAP_RESPONSE_MEP = "http://www.w3.org/2003/05/soap/mep/soap-response/"
 REQUEST_RESPONSE_MEP = "http://www.w3.org/2003/05/soap/mep/request-response/"
+WSP = "http://www.w3.org/ns/ws-policy"
+SP = "http://docs.oasis-open.org/ws-sx/ws-securitypolicy/200702"
 
 
 @pytest.fixture
@@ -157,7 +159,8 @@ def test_wsdl20_uses_the_w3c_namespaces_and_the_namespace_in_force(wsdl20):
     assert wsdl20.tag == f"{{{WSDL2}}}description"
     assert wsdl20.get("targetNamespace") == namespace()
     used = {etree.QName(element).namespace for element in wsdl20.iter(etree.Element)}
-    assert used == {WSDL2, XSD}
+    # WS-Policy and WS-SecurityPolicy: the UsernameToken policy (tests/soap/test_ws_security.py).
+    assert used == {WSDL2, XSD, WSP, SP}
 
 
 def test_wsdl20_operation_is_safe_in_out_and_iri_style(wsdl20):

@@ -1,0 +1,240 @@
+"""WS-Security UsernameToken: who sent a SOAP request, from its `wsse:Security` header block.
+
+The Username is a user's name and the Password one of that user's access tokens, sent as
+PasswordText (OASIS WSS UsernameToken Profile 1.1). PasswordDigest is refused: checking it needs
+the token in clear on the server, which never keeps it (docs/decisions/ws-security.md).
+
+`Created`, when sent, must lie within the last five minutes (a minute ahead is tolerated for
+clock skew); a `Nonce`, when sent, needs a `Created` and is accepted once: it is remembered in
+the shared cache, so a replay is refused whichever worker or host it reaches.
+
+Faults are Sender faults with the WS-Security codes (WSS SOAP Message Security 1.1, 12):
+FailedAuthentication for credentials that are wrong, missing, stale or replayed, InvalidSecurity
+for a header that cannot be read, UnsupportedSecurityToken for what this service does not do.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.core.cache import cache
+from django.utils import timezone
+from lxml import etree
+
+from blogs.models import AccessToken
+from soapcalc.envelopes import aimed_at_us
+from soapcalc.faults import SoapFault, sender_fault
+from soapcalc.versions import SoapVersion
+
+WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
+WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+_PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0"
+PASSWORD_TEXT = f"{_PROFILE}#PasswordText"
+PASSWORD_DIGEST = f"{_PROFILE}#PasswordDigest"
+BASE64_BINARY = (
+    "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
+)
+
+SECURITY = f"{{{WSSE_NS}}}Security"
+USERNAME_TOKEN = f"{{{WSSE_NS}}}UsernameToken"
+USERNAME = f"{{{WSSE_NS}}}Username"
+PASSWORD = f"{{{WSSE_NS}}}Password"
+NONCE = f"{{{WSSE_NS}}}Nonce"
+CREATED = f"{{{WSU_NS}}}Created"
+TIMESTAMP = f"{{{WSU_NS}}}Timestamp"
+EXPIRES = f"{{{WSU_NS}}}Expires"
+
+FAILED_AUTHENTICATION = f"{{{WSSE_NS}}}FailedAuthentication"
+INVALID_SECURITY = f"{{{WSSE_NS}}}InvalidSecurity"
+UNSUPPORTED_TOKEN = f"{{{WSSE_NS}}}UnsupportedSecurityToken"
+MESSAGE_EXPIRED = f"{{{WSSE_NS}}}MessageExpired"
+
+CREATED_WINDOW = timedelta(minutes=5)
+CLOCK_SKEW = timedelta(minutes=1)
+# A nonce must be remembered for as long as its Created can be accepted: the window, plus the
+# skew a Created from the future was allowed, plus a margin.
+NONCE_MEMORY_SECONDS = int((CREATED_WINDOW + 2 * CLOCK_SKEW).total_seconds())
+MAX_USERNAME_CHARS = 150  # Django's User.username
+MAX_NONCE_CHARS = 256
+
+UNDERSTOOD_HEADERS = frozenset({SECURITY})
+
+
+@dataclass(frozen=True)
+class UsernameToken:
+    username: str
+    password: str | None
+    password_type: str
+    nonce: bytes | None
+    created: datetime | None
+
+
+def authenticate(
+    header: etree._Element | None, version: SoapVersion, *, required: bool
+) -> AccessToken | None:
+    """The access token a request's Security header proves, None when it has none and none is
+    required; any other outcome is a SoapFault."""
+    token = read_username_token(header, version)
+    if token is None:
+        if required:
+            raise _failed("This service requires a wsse:Security header with a UsernameToken")
+        return None
+    return check_username_token(token)
+
+
+def read_username_token(
+    header: etree._Element | None, version: SoapVersion
+) -> UsernameToken | None:
+    """The UsernameToken of the one Security block aimed at this node, or None without one."""
+    blocks = (
+        [b for b in header if b.tag == SECURITY and aimed_at_us(b, version)]
+        if header is not None
+        else []
+    )
+    if not blocks:
+        return None
+    if len(blocks) > 1:
+        raise _invalid("More than one wsse:Security header block is aimed at this service")
+    tokens = []
+    for child in _elements(blocks[0]):
+        if child.tag == USERNAME_TOKEN:
+            tokens.append(child)
+        elif child.tag == TIMESTAMP:
+            _check_timestamp(child)
+        else:
+            name = etree.QName(child).localname
+            raise security_fault(
+                UNSUPPORTED_TOKEN, f"The Security header holds a {name}, which is not supported"
+            )
+    if len(tokens) != 1:
+        raise _invalid("The Security header must hold exactly one UsernameToken")
+    return _read_token(tokens[0])
+
+
+def check_username_token(token: UsernameToken) -> AccessToken:
+    if token.password_type != PASSWORD_TEXT:
+        raise security_fault(
+            UNSUPPORTED_TOKEN,
+            "Only PasswordText is accepted: the password is an access token, sent over TLS",
+        )
+    if token.password is None:
+        raise _failed("The UsernameToken has no Password")
+    if token.created is not None:
+        now = timezone.now()
+        if token.created < now - CREATED_WINDOW:
+            raise _failed("The UsernameToken was created more than 5 minutes ago")
+        if token.created > now + CLOCK_SKEW:
+            raise _failed("The UsernameToken was created in the future")
+    access = AccessToken.objects.matching(token.password)
+    # One answer for an unknown user, a wrong token and someone else's token.
+    if access is None or not access.user.is_active or access.user.get_username() != token.username:
+        raise _failed("The username or the access token is wrong")
+    # Only after the credentials hold, so that nobody without them can fill the cache.
+    if token.nonce is not None and not cache.add(
+        _nonce_key(token.nonce), 1, timeout=NONCE_MEMORY_SECONDS
+    ):
+        raise _failed("This Nonce was used before: the message is a replay")
+    return access
+
+
+def security_fault(code: str, reason: str) -> SoapFault:
+    return sender_fault(reason, subcode=code)
+
+
+def _failed(reason: str) -> SoapFault:
+    return security_fault(FAILED_AUTHENTICATION, reason)
+
+
+def _invalid(reason: str) -> SoapFault:
+    return security_fault(INVALID_SECURITY, reason)
+
+
+def _elements(parent: etree._Element) -> list[etree._Element]:
+    if (parent.text and parent.text.strip()) or any(
+        child.tail and child.tail.strip() for child in parent
+    ):
+        raise _invalid(f"The {etree.QName(parent).localname} holds text among its elements")
+    return [child for child in parent if isinstance(child.tag, str)]
+
+
+def _read_token(element: etree._Element) -> UsernameToken:
+    found: dict[str, etree._Element] = {}
+    for child in _elements(element):
+        if child.tag not in (USERNAME, PASSWORD, NONCE, CREATED):
+            name = etree.QName(child).localname
+            raise _invalid(f"The UsernameToken holds an unexpected {name}")
+        if child.tag in found:
+            name = etree.QName(child).localname
+            raise _invalid(f"The UsernameToken holds more than one {name}")
+        found[child.tag] = child
+    if USERNAME not in found:
+        raise _invalid("The UsernameToken has no Username")
+    username = _text(found[USERNAME])
+    if not username or len(username) > MAX_USERNAME_CHARS:
+        raise _failed("The username or the access token is wrong")
+    password = found.get(PASSWORD)
+    # WSS UsernameToken Profile 1.1, 3.1: PasswordText when no Type is given.
+    password_type = PASSWORD_TEXT if password is None else password.get("Type") or PASSWORD_TEXT
+    nonce = found.get(NONCE)
+    created = found.get(CREATED)
+    if nonce is not None and created is None:
+        raise _invalid("A Nonce needs a Created, so that it need only be remembered for a while")
+    return UsernameToken(
+        username=username,
+        password=_text(password) if password is not None else None,
+        password_type=password_type.strip(),
+        nonce=_nonce(nonce) if nonce is not None else None,
+        created=_instant(created) if created is not None else None,
+    )
+
+
+def _text(element: etree._Element) -> str:
+    if len(element):
+        raise _invalid(f"The {etree.QName(element).localname} must hold text only")
+    return (element.text or "").strip()
+
+
+def _nonce(element: etree._Element) -> bytes:
+    encoding = (element.get("EncodingType") or BASE64_BINARY).strip()
+    if encoding != BASE64_BINARY:
+        raise security_fault(UNSUPPORTED_TOKEN, "A Nonce must be Base64Binary encoded")
+    text = _text(element)
+    if not text or len(text) > MAX_NONCE_CHARS:
+        raise _invalid(f"A Nonce must hold 1 to {MAX_NONCE_CHARS} characters of base64")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise _invalid("The Nonce is not base64") from None
+
+
+def _instant(element: etree._Element) -> datetime:
+    """An xs:dateTime with its time zone (WSS utility: UTC), as an aware datetime."""
+    name = etree.QName(element).localname
+    text = _text(element)
+    try:
+        instant = datetime.fromisoformat(text) if len(text) <= 40 else None
+    except ValueError:
+        instant = None
+    if instant is None or instant.tzinfo is None or "T" not in text:
+        raise _invalid(f"{name} must be a date and time with its time zone, such as {_EXAMPLE}")
+    return instant
+
+
+_EXAMPLE = "2026-01-01T12:00:00Z"
+
+
+def _check_timestamp(element: etree._Element) -> None:
+    expires = [child for child in _elements(element) if child.tag == EXPIRES]
+    if len(expires) > 1:
+        raise _invalid("The Timestamp holds more than one Expires")
+    if expires and _instant(expires[0]) < timezone.now() - CLOCK_SKEW:
+        raise security_fault(MESSAGE_EXPIRED, "The message's Timestamp has expired")
+
+
+def _nonce_key(nonce: bytes) -> str:
+    # Hashed: a fixed-length key whatever the nonce, and no client bytes in the cache's keys.
+    return f"soap:wsse-nonce:{hashlib.sha256(nonce).hexdigest()}"
