@@ -7,7 +7,8 @@ What this adds to graphene-django (see docs/graphql.md):
   `application/json`, 200 for every well-formed request as that draft says (its section
   "Status Codes", "application/json"), 400 only for a request that is not one;
 - 415 for a body that is neither JSON nor a GraphQL document, 413 for one over MAX_BODY_BYTES;
-- the token limit in the parser, the depth, aliases and introspection rules, the time budget;
+- the token limit in the parser and after fragment expansion, the depth, aliases and
+  introspection rules, the time budget;
 - GraphiQL for browsers, from static files of this site only;
 - no exception text from an unexpected fault in any response.
 """
