@@ -4,8 +4,9 @@ What this adds to graphene-django (see docs/graphql.md):
 - `application/graphql-response+json` when the client prefers it, with the status codes of the
   GraphQL-over-HTTP draft (400 for a document that does not parse or an operation that cannot
   be selected, 422 for one that fails validation or variables that do not coerce); otherwise
-  `application/json`, 200 for every well-formed request as that draft says (its section
-  "Status Codes", "application/json"), 400 only for a request that is not one;
+  `application/json` with graphene-django's codes, as the contract says (a request error, no
+  `data`, is a 400; the draft's SHOULD of 200 is not followed: see
+  docs/decisions/graphql-over-http-status-codes.md);
 - 415 for a body that is neither JSON nor a GraphQL document, 413 for one over MAX_BODY_BYTES;
 - the token limit in the parser and after fragment expansion, the depth, aliases and
   introspection rules, the time budget;
@@ -232,9 +233,10 @@ class StarWarsGraphQLView(GraphQLView):
         # A request error: the response has no `data` (GraphQL spec, "Response Format").
         if media_type == GRAPHQL_RESPONSE:
             return GRAPHQL_RESPONSE_STATUS[failure], body
-        # The draft, "Status Codes", "application/json": 200 for every well-formed request,
-        # whatever request error it raised, since a 4xx could come from any intermediary.
-        return 200, body
+        # application/json keeps graphene-django's codes, as the contract says: a request error
+        # (no `data`) is a 400. The draft's "Status Codes", "application/json" would say 200
+        # (a SHOULD); docs/decisions/graphql-over-http-status-codes.md says why not.
+        return 400, body
 
     def execute_document(
         self,

@@ -143,8 +143,8 @@ def test_a_short_document_that_expands_past_the_token_limit_is_refused(gql):
         "The query has 5410 tokens once its fragments are expanded; the tokens limit is 5000."
     )
     response = gql.post(document)
-    # The draft, "Status Codes", "application/json": a validation failure is a 200 there.
-    assert response.status_code == 200
+    # application/json: graphene-django's 400 for a request error, as the contract says.
+    assert response.status_code == 400
     assert "tokens limit" in response.json()["errors"][0]["message"]
 
 
@@ -171,9 +171,8 @@ def test_the_token_limit_follows_its_setting(gql):
 
 def test_the_token_limit_applies_to_plain_json_clients_too(gql):
     response = gql.post("{ " + "hello " * 5001 + "}")
-    # The GraphQL-over-HTTP draft, "Status Codes", "application/json", "Document parsing
-    # failure": 200, without data (graphene-django answered 400).
-    assert response.status_code == 200
+    # application/json: graphene-django's 400 for a request error, as the contract says.
+    assert response.status_code == 400
     assert "data" not in response.json()
     assert "tokens" in response.json()["errors"][0]["message"]
 
