@@ -1,8 +1,9 @@
 """Limits on the documents the endpoint accepts, added to graphql-core's standard rules.
 
 Each refusal is a GraphQL error whose message names the limit. The limits are read from the
-settings on every request (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_INTROSPECTION).
-The token limit is not a rule: it is enforced by the parser, before any rule runs.
+settings on every request (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_TOKENS,
+GRAPHQL_INTROSPECTION). The token limit is enforced twice: by the parser on the text as sent,
+before any rule runs, and by MaxTokensRule on each operation with its fragments expanded.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from graphql import (
     InlineFragmentNode,
     OperationDefinitionNode,
     SelectionSetNode,
+    TokenKind,
     ValidationContext,
     ValidationRule,
     Visitor,
     specified_rules,
     visit,
 )
+from graphql.language import FragmentDefinitionNode, Node
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from graphql.validation.validate import ValidationAbortedError
 
@@ -73,7 +76,8 @@ _INTROSPECTION_ROOTS = frozenset({"__schema", "__type"})
 
 class _FragmentWalker(ValidationRule):
     """Measures selection sets through fragments, each fragment once, cycles skipped (a standard
-    rule reports those); unknown fragments count as empty (a standard rule reports them too)."""
+    rule reports those); unknown fragments count as empty (a standard rule reports them too).
+    A fragment's measure is its own (`own`, nothing by default) plus its selection set's."""
 
     def __init__(self, context: ValidationContext) -> None:
         super().__init__(context)
@@ -87,10 +91,13 @@ class _FragmentWalker(ValidationRule):
         if fragment is None or name in self._visiting:
             return 0
         self._visiting.add(name)
-        value = self.measure(fragment.selection_set)
+        value = self.own(fragment) + self.measure(fragment.selection_set)
         self._visiting.discard(name)
         self._memo[name] = value
         return value
+
+    def own(self, fragment: FragmentDefinitionNode) -> int:
+        return 0
 
     def measure(self, selection_set: SelectionSetNode | None) -> int:
         raise NotImplementedError
@@ -155,9 +162,57 @@ class MaxAliasesRule(_FragmentWalker):
         return count
 
 
+def _tokens_of(node: Node) -> int:
+    """The lexical tokens of a node's text, as the parser counts them (comments excluded)."""
+    if node.loc is None:
+        return 0
+    count = 0
+    token = node.loc.start_token
+    while token is not None:
+        if token.kind is not TokenKind.COMMENT:
+            count += 1
+        if token is node.loc.end_token:
+            break
+        token = token.next
+    return count
+
+
+class MaxTokensRule(_FragmentWalker):
+    """Counts an operation's tokens with its fragments expanded: each spread adds the tokens of
+    its fragment's whole definition, again for every spread, recursively. The parser's limit
+    alone would let a short document expand to a huge one (fragments spreading fragments)."""
+
+    def enter_operation_definition(self, node: OperationDefinitionNode, *_args: Any) -> None:
+        limit = settings.GRAPHQL_MAX_TOKENS
+        count = _tokens_of(node) + self.measure(node.selection_set)
+        if count > limit:
+            self.report_error(
+                GraphQLError(
+                    f"The query has {count} tokens once its fragments are expanded;"
+                    f" the tokens limit is {limit}.",
+                    node,
+                )
+            )
+
+    def own(self, fragment: FragmentDefinitionNode) -> int:
+        return _tokens_of(fragment)
+
+    def measure(self, selection_set: SelectionSetNode | None) -> int:
+        """The tokens the spreads under `selection_set` add (the rest is in its own text)."""
+        if selection_set is None:
+            return 0
+        count = 0
+        for selection in selection_set.selections:
+            if isinstance(selection, (FieldNode, InlineFragmentNode)):
+                count += self.measure(selection.selection_set)
+            elif isinstance(selection, FragmentSpreadNode):
+                count += self.measure_fragment(selection.name.value)
+        return count
+
+
 def validation_rules() -> list[type[ValidationRule]]:
     """graphql-core's standard rules plus ours (a custom list replaces the standard one)."""
-    rules = [*specified_rules, MaxDepthRule, MaxAliasesRule]
+    rules = [*specified_rules, MaxDepthRule, MaxAliasesRule, MaxTokensRule]
     if not settings.GRAPHQL_INTROSPECTION:
         # Refuses __schema and __type only; __typename stays available.
         rules.append(NoSchemaIntrospectionCustomRule)

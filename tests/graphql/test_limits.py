@@ -99,6 +99,64 @@ def test_aliases_in_a_fragment_count_once_per_spread(gql):
     assert refusal(gql, document) == "The query uses 4 aliases; the aliases limit is 3."
 
 
+def spread(times: int, fragment: str) -> str:
+    return "{ person(id: 1) { " + " ".join([f"...{fragment}"] * times) + " } }"
+
+
+def test_an_alias_in_a_fragment_spread_100_times_counts_100_times(gql):
+    document = spread(100, "F") + " fragment F on Person { n: name }"
+    assert refusal(gql, document) == "The query uses 100 aliases; the aliases limit is 50."
+    assert gql.data(spread(50, "F") + " fragment F on Person { n: name }") == {
+        "person": {"n": "Luke Skywalker"}
+    }
+
+
+def test_aliases_count_through_fragments_spread_inside_fragments(gql):
+    # G spreads F twice, the operation spreads G 30 times: 60 aliases from one written alias.
+    document = (
+        spread(30, "G") + " fragment G on Person { ...F ...F } fragment F on Person { n: name }"
+    )
+    assert refusal(gql, document) == "The query uses 60 aliases; the aliases limit is 50."
+
+
+NESTED_SPREADS = (
+    "{ person(id: 1) { ...B ...B } }"  # 14 tokens
+    " fragment B on Person { ...A ...A ...A }"  # 12 tokens
+    " fragment A on Person { name }"  # 7 tokens
+)
+
+
+def test_tokens_count_each_spread_of_a_fragment_recursively(gql):
+    # As sent: 33 tokens. Expanded: A is 7, B is 12 + 3 * 7 = 33, the operation 14 + 2 * 33 = 80.
+    with override_settings(GRAPHQL_MAX_TOKENS=79):
+        assert refusal(gql, NESTED_SPREADS) == (
+            "The query has 80 tokens once its fragments are expanded; the tokens limit is 79."
+        )
+    with override_settings(GRAPHQL_MAX_TOKENS=80):
+        assert gql.data(NESTED_SPREADS) == {"person": {"name": "Luke Skywalker"}}
+
+
+def test_a_short_document_that_expands_past_the_token_limit_is_refused(gql):
+    # 262 tokens as sent; the fragment's 52 tokens count once per spread: 5,410 tokens.
+    document = spread(100, "F") + " fragment F on Person { " + "name " * 46 + "}"
+    assert refusal(gql, document) == (
+        "The query has 5410 tokens once its fragments are expanded; the tokens limit is 5000."
+    )
+    response = gql.post(document)
+    # application/json: graphene-django's 400 for a request error, as the contract says.
+    assert response.status_code == 400
+    assert "tokens limit" in response.json()["errors"][0]["message"]
+
+
+def test_comments_are_not_tokens(gql):
+    # As the parser counts: the operation 14 tokens, the fragment 7 spread twice, 28 in all.
+    document = "{ person(id: 1) { ...A ...A } } fragment A on Person { # the name\n name }"
+    with override_settings(GRAPHQL_MAX_TOKENS=28):
+        assert gql.data(document) == {"person": {"name": "Luke Skywalker"}}
+    with override_settings(GRAPHQL_MAX_TOKENS=27):
+        assert "has 28 tokens" in refusal(gql, document)
+
+
 def test_a_document_over_the_token_limit_is_refused_by_the_parser(gql):
     document = "{ " + " ".join(["hello"] * 5001) + " }"
     message = refusal(gql, document, status=400)
@@ -113,7 +171,9 @@ def test_the_token_limit_follows_its_setting(gql):
 
 def test_the_token_limit_applies_to_plain_json_clients_too(gql):
     response = gql.post("{ " + "hello " * 5001 + "}")
+    # application/json: graphene-django's 400 for a request error, as the contract says.
     assert response.status_code == 400
+    assert "data" not in response.json()
     assert "tokens" in response.json()["errors"][0]["message"]
 
 
