@@ -210,3 +210,25 @@ def test_the_feed_is_read_only(blog, alice, token_for):
     assert response["Allow"] == "GET, HEAD, OPTIONS"
     assert options.status_code == 200
     assert options["Allow"] == "GET, HEAD, OPTIONS"
+
+
+def test_feedparser_fetches_the_feed_from_a_live_server_and_revalidates_it(live_server, blog):
+    """feedparser as a feed reader uses it: its own HTTP request, then a conditional one with
+    the ETag it was given (304 while nothing changed, the new entry once something did)."""
+    article_services.article_create(blog=blog, title="Live", content="From the server")
+    url = f"{live_server.url}{feed_url(blog)}"
+
+    first = feedparser.parse(url)
+    assert first.status == 200 and first.bozo == 0, first.get("bozo_exception")
+    assert [entry.title for entry in first.entries] == ["Live"]
+    assert first.entries[0].link == f"{live_server.url}{API}/blogs/{blog.pk}/articles/" + str(
+        blog.articles.get().pk
+    )
+
+    unchanged = feedparser.parse(url, etag=first.etag)
+    assert unchanged.status == 304 and unchanged.entries == []
+
+    article_services.article_create(blog=blog, title="Later", content=None)
+    changed = feedparser.parse(url, etag=first.etag)
+    assert changed.status == 200
+    assert [entry.title for entry in changed.entries] == ["Later", "Live"]
