@@ -126,3 +126,11 @@ def unreachable_database(db):
     finally:
         broken.close()
         connections["default"] = original
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    """Headless Debian Chromium with every other host unresolvable (tests/support/browser.py)."""
+    from tests.support.browser import headless_chromium
+
+    yield from headless_chromium(tmp_path / "profile")

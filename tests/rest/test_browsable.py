@@ -4,7 +4,6 @@ link to their documentation, errors are pages, writes send X-Access-Token, and a
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,6 +13,7 @@ from lxml import html
 from articles import services
 from articles.models import Article
 from tests.rest.conftest import API, body
+from tests.support.browser import wait_for
 
 # What Firefox and Safari send when they open a page (Chromium adds image types).
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -262,22 +262,6 @@ def test_the_scripts_and_styles_of_the_page_are_static_files_of_this_site(api, a
 
 
 # --- in a real headless Chromium, against live_server ---------------------------------------
-
-
-@pytest.fixture
-def chromium(tmp_path):
-    from tests.support.browser import headless_chromium
-
-    yield from headless_chromium(tmp_path / "profile")
-
-
-def wait_for(driver, script: str, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if driver.execute_script(script):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def script_errors(driver) -> list[str]:

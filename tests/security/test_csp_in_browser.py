@@ -6,35 +6,11 @@ Content Security Policy; a page that needs something the policy forbids shows it
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.support.browser import headless_chromium
+from tests.support.browser import policy_violations, wait_for
 
 pytestmark = [pytest.mark.browser]
-
-
-@pytest.fixture
-def chromium(tmp_path):
-    yield from headless_chromium(tmp_path / "profile")
-
-
-def wait_for(driver, script: str, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if driver.execute_script(script):
-            return True
-        time.sleep(0.2)
-    return False
-
-
-def policy_violations(driver) -> list[str]:
-    return [
-        entry["message"]
-        for entry in driver.get_log("browser")
-        if "Content Security Policy" in entry["message"]
-    ]
 
 
 def test_swagger_ui_renders_every_operation_under_the_policy(chromium, live_server, db):

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.security.test_csp_in_browser import policy_violations, wait_for
-from tests.support.browser import headless_chromium
+from tests.support.browser import policy_violations, wait_for
 
 pytestmark = [pytest.mark.browser]
-
-
-@pytest.fixture
-def chromium(tmp_path):
-    yield from headless_chromium(tmp_path / "profile")
 
 
 def open_page(chromium, url: str) -> None:

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from tests.security.test_csp_in_browser import policy_violations, wait_for
-from tests.support.browser import headless_chromium
+from tests.support.browser import policy_violations, wait_for
 
 pytestmark = [pytest.mark.browser]
 
@@ -22,11 +21,6 @@ SCREENSHOTS = Path(
     or Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 )
 GRAPHQL_QUERY = "{ person(id: 1) { name friends { name } } }"
-
-
-@pytest.fixture
-def chromium(tmp_path):
-    yield from headless_chromium(tmp_path / "profile")
 
 
 @pytest.fixture

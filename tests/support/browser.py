@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,3 +53,22 @@ def headless_chromium(profile: Path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+def wait_for(driver: Any, script: str, timeout: float = 20.0) -> bool:
+    """Whether `script` returned something truthy in the page within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if driver.execute_script(script):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def policy_violations(driver: Any) -> list[str]:
+    """The Content-Security-Policy violations the browser logged."""
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if "Content Security Policy" in entry["message"]
+    ]
