@@ -1,27 +1,88 @@
-"""GET /healthz: is this process able to serve, and does the database answer?"""
+"""The health endpoints, for load balancers and orchestrators:
+
+- `GET /livez`: the process answers (it checks nothing else; a failure means restart it);
+- `GET /readyz`: it can serve: the database answers, the shared cache answers, and every
+  migration is applied (503 naming the failing checks; a failure means send it no traffic);
+- `GET /healthz`: the process and its database answer (kept for existing probes).
+"""
 
 from __future__ import annotations
 
 import logging
+import secrets
 
+from django.core.cache import cache
 from django.db import DatabaseError, connection
+from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
 
+RETRY_AFTER_SECONDS = "5"
 
-@never_cache
-@require_safe
-def healthz(request: HttpRequest) -> JsonResponse:
+
+def _unavailable(body: dict[str, object]) -> JsonResponse:
+    response = JsonResponse({"status": "unavailable", **body}, status=503)
+    response["Retry-After"] = RETRY_AFTER_SECONDS
+    return response
+
+
+def database_check() -> str:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except DatabaseError:
         logger.warning("health check: database unreachable", exc_info=True)
-        response = JsonResponse({"status": "unavailable", "database": "unreachable"}, status=503)
-        response["Retry-After"] = "5"
-        return response
+        return "unreachable"
+    return "ok"
+
+
+def cache_check() -> str:
+    """A value written and read back through the shared cache (Redis, or the database cache)."""
+    key, value = "health:probe", secrets.token_hex(8)
+    try:
+        cache.set(key, value, 10)
+        answered = cache.get(key)
+    except Exception:  # any backend's connection error: the check's answer, not a 500
+        logger.warning("health check: cache unreachable", exc_info=True)
+        return "unreachable"
+    # Another process may have written its own probe in between: any probe value means it works.
+    return "ok" if answered is not None else "not storing"
+
+
+def migrations_check() -> str:
+    """ "ok", or the migrations not applied yet (the database must answer)."""
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if plan:
+        return "pending: " + ", ".join(f"{m.app_label}.{m.name}" for m, _ in plan)
+    return "ok"
+
+
+@never_cache
+@require_safe
+def livez(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+@never_cache
+@require_safe
+def readyz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": database_check(), "cache": cache_check()}
+    checks["migrations"] = (
+        migrations_check() if checks["database"] == "ok" else "unknown (no database)"
+    )
+    if all(answer == "ok" for answer in checks.values()):
+        return JsonResponse({"status": "ok", "checks": checks})
+    return _unavailable({"checks": checks, "failing": [k for k, v in checks.items() if v != "ok"]})
+
+
+@never_cache
+@require_safe
+def healthz(request: HttpRequest) -> JsonResponse:
+    if (database := database_check()) != "ok":
+        return _unavailable({"database": database})
     return JsonResponse({"status": "ok", "database": "ok"})

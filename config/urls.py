@@ -4,7 +4,7 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
 from articles.api.docs import SwaggerUIView, rel_doc, rel_index
-from config.health import healthz
+from config.health import healthz, livez, readyz
 from config.pages import front_door, to_slash_form, unknown_path
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
@@ -17,6 +17,8 @@ urlpatterns = [
     path("", front_door, name="front-door"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("livez", livez, name="livez"),
+    path("readyz", readyz, name="readyz"),
     # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
     # Accept header's `version` parameter. The schema and its viewer come first.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

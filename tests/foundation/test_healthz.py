@@ -1,5 +1,11 @@
 from __future__ import annotations
 
+import socket
+
+from django.db import connection
+from django.db.migrations.recorder import MigrationRecorder
+from django.test import override_settings
+
 
 def test_healthz_answers_ok_when_the_database_answers(client, db):
     response = client.get("/healthz")
@@ -17,3 +23,62 @@ def test_healthz_answers_503_when_the_database_does_not(client, unreachable_data
 
 def test_healthz_refuses_writes(client, db):
     assert client.post("/healthz").status_code == 405
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_livez_answers_even_without_a_database(client, unreachable_database):
+    response = client.get("/livez")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+    assert "no-cache" in response["Cache-Control"]
+
+
+def test_readyz_answers_ok_with_every_check_named(client, db):
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "cache": "ok", "migrations": "ok"},
+    }
+
+
+def test_readyz_names_the_database_when_it_does_not_answer(client, unreachable_database):
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["database", "migrations"]
+    assert response.json()["checks"]["database"] == "unreachable"
+    assert response["Retry-After"].isdigit()
+
+
+def test_readyz_names_the_cache_when_redis_does_not_answer(client, db):
+    unreachable = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{closed_port()}/0",
+        }
+    }
+    with override_settings(CACHES=unreachable):
+        response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["cache"]
+    assert response.json()["checks"]["cache"] == "unreachable"
+
+
+def test_readyz_names_the_migrations_not_applied(client, db):
+    MigrationRecorder(connection).migration_qs.filter(
+        app="articles", name="0002_cache_table"
+    ).delete()
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["migrations"]
+    assert "articles.0002_cache_table" in response.json()["checks"]["migrations"]
+
+
+def test_livez_and_readyz_refuse_writes(client, db):
+    assert client.post("/livez").status_code == 405
+    assert client.post("/readyz").status_code == 405
