@@ -51,6 +51,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
+    return value
+
+
 def env_rate(name: str, default: str) -> str:
     """A rate in DRF's syntax: '<count>/<period>' with period s, sec, m, min, h, hour, d, day."""
     raw = os.environ.get(name, default).strip()

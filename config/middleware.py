@@ -49,6 +49,18 @@ class RequestIdMiddleware:
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
         duration_ms = (time.monotonic() - started) * 1000
+        extra = None
+        if settings.LOG_FORMAT == "json":
+            extra = {
+                "http": {
+                    "method": request.method,
+                    "path": request.path,
+                    "status": response.status_code,
+                    "duration_ms": round(duration_ms, 1),
+                    "request_id": request_id,
+                    "user": _user_name(request),
+                }
+            }
         logger.info(
             "%s %s %s %.1fms request_id=%s",
             request.method,
@@ -56,8 +68,18 @@ class RequestIdMiddleware:
             response.status_code,
             duration_ms,
             request_id,
+            extra=extra,
         )
         return response
+
+
+def _user_name(request: HttpRequest) -> str | None:
+    """Who made the request: the token's user (DRF sets request.user when it authenticates), a
+    signed-in editor on the HTML pages, or None."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return None
+    return user.get_username()
 
 
 class BadRequestMiddleware:

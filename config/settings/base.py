@@ -12,7 +12,7 @@ import dj_database_url
 from csp import constants as csp_constants
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_rate, env_str
+from config.env import env_bool, env_choice, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -326,6 +326,9 @@ SPECTACULAR_SETTINGS = {
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 
+# "text" (one escaped line per record) or "json" (one JSON object per record, for log shippers).
+LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -334,10 +337,16 @@ LOGGING = {
         "line": {
             "()": "config.logs.OneLineFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
-        }
+        },
+        "json": {"()": "config.logs.JsonFormatter"},
     },
     "filters": {"soap_faults": {"()": "config.logs.SoapFaultsLoggedBySoap"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "line",
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {
         # Requests are logged on one line each by our own middleware; Django's own request

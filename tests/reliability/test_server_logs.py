@@ -3,6 +3,7 @@ client cannot forge a line."""
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -37,3 +38,21 @@ def test_a_line_break_in_a_path_cannot_forge_a_log_line(start_server, blog):
     [logged] = [line for line in lines if "FORGED" in line]
     assert "GET /api/v1.2/blogs/" in logged and "\\r\\n2026-01-01" in logged
     assert " 404 " in logged and "request_id=" in logged
+
+
+def test_with_log_format_json_every_request_is_one_json_line(start_server, blog):
+    server = start_server(LOG_LEVEL="INFO", LOG_FORMAT="json")
+    assert server.request("GET", f"/api/v1.2/blogs/{blog.pk}").status == 200
+    assert server.request("GET", "/healthz").status == 200
+    time.sleep(0.3)
+    ours = []
+    for line in server.log().splitlines():
+        if line.startswith("{"):
+            ours.append(json.loads(line))
+    # The last two: the server's start-up probes (/healthz) come before them.
+    requests = [line["http"] for line in ours if line["logger"] == "config.requests"][-2:]
+    assert [(r["method"], r["path"], r["status"]) for r in requests] == [
+        ("GET", f"/api/v1.2/blogs/{blog.pk}", 200),
+        ("GET", "/healthz", 200),
+    ]
+    assert all(len(r["request_id"]) == 32 and r["user"] is None for r in requests)
