@@ -44,13 +44,15 @@ TOKEN_HEADER = "HTTP_X_ACCESS_TOKEN"  # noqa: S105 (a header name, not a secret)
 # path from here then.
 READ_ONLY_PATHS = ("/graphql",)
 
-# Seconds behind the primary: 0 when every WAL record received is replayed (nothing is missing,
-# however old the last transaction), otherwise the age of the last transaction replayed; NULL
-# (unknown: nothing replayed since the start) counts as too far behind.
+# Seconds behind the primary: 0 when every WAL record received is replayed and a WAL receiver is
+# running (nothing is missing, however old the last transaction); otherwise the age of the last
+# transaction replayed, since a replica cut off from its primary looks replayed. NULL (nothing
+# replayed since the start) counts as too far behind.
 LAG_SQL = """
 SELECT CASE
     WHEN NOT pg_is_in_recovery() THEN 0
-    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
+        AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver) THEN 0
     ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())
 END
 """

@@ -151,7 +151,10 @@ DATABASES = {
 if env_str("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = database_from_url(env_str("DATABASE_REPLICA_URL"))
 DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
-REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 5, minimum=1)
+# A writer's commit not replayed after REPLICA_PIN_SECONDS means the replica is more than that
+# behind; with the pin at least REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS, every process
+# has found it lagging by then and reads from the primary (docs/decisions/read-replica.md).
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 10, minimum=1)
 REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 5, minimum=0)
 REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 2, minimum=1)
 
