@@ -73,6 +73,8 @@ MIDDLEWARE = [
     # machine surfaces is csrf_exempt, so it costs them no more than reading the cookie.
     "django.middleware.csrf.CsrfViewMiddleware",
     "config.cookie_middleware.HtmlAuthenticationMiddleware",
+    # After the session's user is known: it names the client whose reads follow its writes.
+    "config.db_router.ReplicaPinMiddleware",
     "config.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -107,26 +109,54 @@ TEMPLATES = [
 
 # Database: SQLite file in the project folder unless DATABASE_URL names another (PostgreSQL
 # through psycopg 3: postgres://user:password@host:5432/name).
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+# DATABASE_POOLER=pgbouncer: the URLs name a pgbouncer in transaction mode, where each
+# transaction may run on another server connection: no server-side cursors (they live across
+# transactions), no prepared statements (psycopg's prepare_threshold=None, Django's default made
+# explicit), and the code keeps no session state (docs/production.md, "Connection pooling").
+DATABASE_POOLER = env_choice("DATABASE_POOLER", "none", ("none", "pgbouncer"))
+
+
+def database_from_url(url: str) -> dict:
+    database = dj_database_url.parse(
+        url,
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
         conn_health_checks=True,
     )
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database["OPTIONS"] = {
+            # IMMEDIATE takes the write lock when a transaction starts, so concurrent writers
+            # queue instead of failing with "database is locked" when a read lock is upgraded.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    elif database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("OPTIONS", {})
+        database["OPTIONS"].setdefault(
+            "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
+        )
+        if DATABASE_POOLER == "pgbouncer":
+            database["DISABLE_SERVER_SIDE_CURSORS"] = True
+            database["OPTIONS"]["prepare_threshold"] = None
+    return database
+
+
+DATABASES = {
+    "default": database_from_url(env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["OPTIONS"] = {
-        # IMMEDIATE takes the write lock when a transaction starts, so concurrent writers queue
-        # instead of failing with "database is locked" when a read lock is upgraded.
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("OPTIONS", {})
-    DATABASES["default"]["OPTIONS"].setdefault(
-        "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
-    )
+# DATABASE_REPLICA_URL: a streaming replica of that database. Content reads go there, except a
+# client's own reads for REPLICA_PIN_SECONDS after it wrote; a replica that is unreachable or
+# more than REPLICA_MAX_LAG_SECONDS behind (checked every REPLICA_CHECK_SECONDS per process) is
+# left out (config/db_router.py, docs/production.md "Read replica").
+if env_str("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = database_from_url(env_str("DATABASE_REPLICA_URL"))
+DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+# A writer's commit not replayed after REPLICA_PIN_SECONDS means the replica is more than that
+# behind; with the pin at least REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS, every process
+# has found it lagging by then and reads from the primary (docs/decisions/read-replica.md).
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 10, minimum=1)
+REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 5, minimum=0)
+REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 2, minimum=1)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

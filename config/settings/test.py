@@ -23,6 +23,9 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": None}
+if "replica" in DATABASES:
+    # No test database of its own: the replica alias reads the test database (Django's mirror).
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 if not REDIS_URL:
     # Memory is enough for one process and keeps the suite fast; the database cache that
     # production uses without Redis is tested on real gunicorn servers (tests/reliability).
