@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from rest_framework.response import Response
 
+from config.metrics.instruments import soap_fault
 from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
 from soapcalc.faults import render_fault, sender_fault
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
@@ -265,6 +266,7 @@ def _incomplete_body(request: HttpRequest, received: int, declared: int) -> Http
     if request.path_info.startswith("/soap/"):
         version = BY_MEDIA_TYPE.get(request.content_type, SOAP12)
         fault = sender_fault(detail)
+        soap_fault(fault.code.value, version.name)
         return HttpResponse(
             render_fault(fault, version),
             status=fault.http_status(version),
