@@ -51,7 +51,7 @@ def _counted(operation: str) -> Any:
             return inherited(*args, **kwargs)
         finally:
             stats.in_cache_call = False
-            stats.cache_calls[operation] += 1
+            stats.count_cache_call(operation)
 
     call.__name__ = operation
     return call

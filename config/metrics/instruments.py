@@ -11,8 +11,6 @@ in memory-mapped files in that directory and /metrics adds them up (config.metri
 from __future__ import annotations
 
 import contextvars
-from collections import Counter as Tally
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.http import HttpRequest
@@ -75,21 +73,27 @@ GRAPHQL_ERRORS = Counter(
 )
 
 
-@dataclass
 class RequestStats:
     """What one request used, added to the counters once when it is answered: a few counter
     updates per request instead of one per query or cache call."""
 
-    queries: Tally[str] = field(default_factory=Tally)
-    cache_calls: Tally[str] = field(default_factory=Tally)
-    # Set while a cache call runs, so that a backend's call into its own API (DatabaseCache.get
-    # calls get_many) is one call, not two.
-    in_cache_call: bool = False
+    __slots__ = ("cache_calls", "in_cache_call", "queries")
+
+    def __init__(self) -> None:
+        self.queries: dict[str, int] = {}  # by database alias
+        self.cache_calls: dict[str, int] = {}  # by operation
+        # Set while a cache call runs, so that a backend's call into its own API
+        # (DatabaseCache.get calls get_many) is one call, not two.
+        self.in_cache_call = False
 
     def count_query(self, execute: Any, sql: Any, params: Any, many: bool, context: Any) -> Any:
         """A connection.execute_wrapper: counts the statement against its database alias."""
-        self.queries[context["connection"].alias] += 1
+        alias = context["connection"].alias
+        self.queries[alias] = self.queries.get(alias, 0) + 1
         return execute(sql, params, many, context)
+
+    def count_cache_call(self, operation: str) -> None:
+        self.cache_calls[operation] = self.cache_calls.get(operation, 0) + 1
 
 
 # The request being served by this thread (gunicorn's gthread workers serve one per thread).
@@ -102,7 +106,7 @@ def count_cache_call(operation: str) -> None:
     """For a cache round trip made past Django's cache API (the rate limit's Redis script)."""
     stats = current_request.get()
     if stats is not None:
-        stats.cache_calls[operation] += 1
+        stats.count_cache_call(operation)
 
 
 def surface_of(path: str) -> str:
