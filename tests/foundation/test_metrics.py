@@ -8,7 +8,10 @@ import json
 import pytest
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
+from django.urls import path
 
+from config.metrics.views import metrics
+from tests.graphql import faulty_urls
 from tests.soap.messages import add_values, envelope, post12
 from tests.support.metrics import labels, moved, parse, value
 
@@ -286,3 +289,38 @@ def test_routes_are_patterns_and_odd_methods_are_one_label(client, scrape, blog)
         )
         >= 1
     )
+
+
+def test_an_admin_login_lockout_is_a_refusal_of_policy_other(client, scrape, editor, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    login = {"username": "editor", "password": "guess", "next": "/admin/"}
+    before = scrape()
+
+    statuses = [client.post("/admin/login/", login).status_code for _ in range(2)]
+    after = scrape()
+
+    assert statuses == [200, 429]
+    assert moved(before, after, "blog_rate_limit_refusals_total") == {
+        labels(surface="admin", policy="other"): 1
+    }
+
+
+# The real /graphql view over a schema with a resolver that fails, beside /metrics.
+urlpatterns = [faulty_urls.urlpatterns[0], path("metrics", metrics)]
+
+
+@pytest.mark.urls(__name__)
+def test_graphql_errors_tell_a_resolver_fault_from_an_execution_error(client, scrape, settings):
+    before = scrape()
+
+    faulty = client.post("/graphql", {"query": "{ fine boom }"}, content_type="application/json")
+    settings.GRAPHQL_TIME_BUDGET_MS = 0
+    out_of_time = client.post("/graphql", {"query": "{ fine }"}, content_type="application/json")
+    after = scrape()
+
+    assert faulty.json()["errors"][0]["message"] == "Internal server error."
+    assert "time budget" in out_of_time.json()["errors"][0]["message"]
+    assert moved(before, after, "blog_graphql_errors_total") == {
+        labels(kind="internal"): 1,
+        labels(kind="execution"): 1,
+    }
