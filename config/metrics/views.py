@@ -14,6 +14,7 @@ import os
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
@@ -24,6 +25,8 @@ from config.problems import problem_response
 _CHALLENGE = 'Bearer realm="metrics"'
 
 
+# Exempt so that a POST is its 405, not a CSRF refusal: no cookie or session is read here.
+@csrf_exempt
 @never_cache
 @require_safe
 def metrics(request: HttpRequest) -> HttpResponse:

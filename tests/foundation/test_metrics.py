@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.db import connections
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import path
 
@@ -80,10 +81,13 @@ def test_with_the_token_the_exposition_is_prometheus_text_and_never_cached(clien
     assert "blog_http_requests_total" in families
 
 
-def test_a_post_to_metrics_is_405(client, metrics_token):
+def test_a_post_to_metrics_is_405_not_a_csrf_refusal(metrics_token):
+    client = Client(enforce_csrf_checks=True)
+
     response = client.post("/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
 
     assert response.status_code == 405
+    assert response["Allow"] == "GET, HEAD"
 
 
 # --- What requests move ------------------------------------------------------------------------
@@ -184,11 +188,19 @@ def test_a_graphql_query_with_an_error_is_counted_as_an_error_and_a_request(clie
 def test_a_graphql_request_refused_before_parsing_counts_as_a_request_error(client, scrape):
     before = scrape()
 
-    response = client.post("/graphql", "query", content_type="text/plain")
+    media_type = client.post("/graphql", "query", content_type="text/plain")
+    bad_host = client.post(
+        "/graphql", {"query": "{ hello }"}, content_type="application/json", HTTP_HOST="evil.test"
+    )
     after = scrape()
 
-    assert response.status_code == 415
-    assert moved(before, after, "blog_graphql_errors_total") == {labels(kind="request"): 1}
+    assert (media_type.status_code, bad_host.status_code) == (415, 400)
+    assert "errors" in bad_host.json()
+    assert moved(before, after, "blog_graphql_errors_total") == {labels(kind="request"): 2}
+    requests = moved(before, after, "blog_http_requests_total")
+    assert requests[labels(surface="graphql", route="graphql", method="POST", status="415")] == 1
+    not_routed = labels(surface="graphql", route="(not routed)", method="POST", status="400")
+    assert requests[not_routed] == 1
 
 
 def test_a_soap_fault_is_counted_by_its_code(client, scrape):
