@@ -20,7 +20,6 @@ from prometheus_client import Counter, Histogram, disable_created_metrics
 # mean nothing in multiprocess mode, where prometheus-client leaves them out anyway.
 disable_created_metrics()
 
-SURFACES = ("rest", "graphql", "soap", "admin", "site")
 _PREFIXES = (("/api/", "rest"), ("/graphql", "graphql"), ("/soap/", "soap"), ("/admin", "admin"))
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
