@@ -57,6 +57,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a request's time, status, queries and cache calls include all the others' work.
+    "config.metrics.middleware.MetricsMiddleware",
     "config.middleware.RequestIdMiddleware",
     "config.middleware.RefusedBodyDrainMiddleware",
     "config.middleware.BadRequestMiddleware",
@@ -169,7 +171,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            # django-redis's RedisCache, counting its calls for the metrics.
+            "BACKEND": "config.metrics.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {
                 "SOCKET_CONNECT_TIMEOUT": 0.5,
@@ -180,7 +183,8 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            # Django's DatabaseCache, counting its calls for the metrics.
+            "BACKEND": "config.metrics.cache.DatabaseCache",
             "LOCATION": CACHE_TABLE,
             # Django culls a third of the entries past MAX_ENTRIES (300 by default), which would
             # forget idempotency keys long before their 24 hours.
@@ -355,6 +359,10 @@ SPECTACULAR_SETTINGS = {
 }
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
+
+# /metrics answers 404 unless this is set; then it needs `Authorization: Bearer <token>`
+# (docs/production.md, "Metrics"). PROMETHEUS_MULTIPROC_DIR is read by prometheus-client itself.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
 
 # "text" (one escaped line per record) or "json" (one JSON object per record, for log shippers).
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))

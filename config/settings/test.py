@@ -27,6 +27,7 @@ if "replica" in DATABASES:
     # No test database of its own: the replica alias reads the test database (Django's mirror).
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 if not REDIS_URL:
-    # Memory is enough for one process and keeps the suite fast; the database cache that
-    # production uses without Redis is tested on real gunicorn servers (tests/reliability).
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Memory is enough for one process and keeps the suite fast (counted for the metrics, as
+    # production's caches are); the database cache that production uses without Redis is
+    # tested on real gunicorn servers (tests/reliability).
+    CACHES = {"default": {"BACKEND": "config.metrics.cache.LocMemCache"}}
