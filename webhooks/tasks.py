@@ -33,7 +33,7 @@ def enqueue(delivery_ids: list[int], *, countdown: float = 0) -> int:
         try:
             # No publish retries: this runs right after a request's commit, which must not wait.
             deliver.apply_async((delivery_id,), countdown=countdown or None, retry=False)
-        except Exception as error:  # noqa: BLE001 (any broker failure: the relay retries)
+        except Exception as error:  # any broker failure: the relay retries
             logger.warning(
                 "webhook deliveries left for the relay, the broker refused them: %s", error
             )
