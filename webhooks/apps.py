@@ -10,4 +10,4 @@ class WebhooksConfig(AppConfig):
         # The serverless broker of `make run` keeps its messages in a folder that must exist
         # before a web process publishes or a worker reads.
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-            settings.CELERY_BROKER_FOLDER.mkdir(parents=True, exist_ok=True)
+            (settings.CELERY_BROKER_FOLDER / "control").mkdir(parents=True, exist_ok=True)

@@ -361,6 +361,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # filesystem://: one folder both ways.
     "data_folder_in": str(CELERY_BROKER_FOLDER),
     "data_folder_out": str(CELERY_BROKER_FOLDER),
+    "control_folder": str(CELERY_BROKER_FOLDER / "control"),
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
