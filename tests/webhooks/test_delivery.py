@@ -347,3 +347,26 @@ def test_the_deliveries_and_their_attempts_are_listed_and_a_failed_one_sent_agai
     )
     assert [a["statusCode"] for a in single["attempts"]] == [400, 200]
     assert "doc:redeliver" not in single["_links"]
+
+
+def test_the_by_hand_verification_of_the_docs_accepts_the_message(blog, webhook, receiver):
+    """docs/webhooks.md, "Verifying the signature", by hand."""
+    import base64
+    import hashlib
+    import hmac
+
+    article_services.article_create(blog=blog, title="By hand")
+    deliver(one_delivery().pk)
+    (received,) = receiver.received
+    secret, raw_body = webhook.plain_secret, received.body
+    msg_id, timestamp = received.headers["webhook-id"], received.headers["webhook-timestamp"]
+    signature_header = received.headers["webhook-signature"]
+
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    signed = f"{msg_id}.{timestamp}.".encode() + raw_body
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    valid = any(
+        hmac.compare_digest(expected, s.removeprefix("v1,")) for s in signature_header.split(" ")
+    )
+
+    assert valid
