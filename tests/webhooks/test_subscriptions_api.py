@@ -193,3 +193,9 @@ def test_rotating_shows_a_new_secret_once_and_keeps_the_old_one_a_day(api, blog,
     assert rotated["previousSecretExpiresAt"] is not None
     hours = (subscription.previous_secret_expires_at - subscription.updated_at).total_seconds()
     assert hours / 3600 == pytest.approx(24, abs=0.01)
+
+
+def test_options_says_which_methods_there_are_without_a_token(api, blog):
+    response = api.options(webhooks_url(blog))
+    assert response.status_code == 200
+    assert set(response["Allow"].replace(" ", "").split(",")) >= {"GET", "POST", "OPTIONS"}
