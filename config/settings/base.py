@@ -356,6 +356,9 @@ WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 4 * 3600, minim
 WEBHOOK_DISABLE_AFTER_HOURS = env_int("WEBHOOK_DISABLE_AFTER_HOURS", 72, minimum=1)
 WEBHOOK_RELAY_SECONDS = env_int("WEBHOOK_RELAY_SECONDS", 10, minimum=1)
 WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, minimum=1)
+# Events, their deliveries and attempts are forgotten this long after the event (hourly, by beat),
+# once no delivery of theirs is pending.
+WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 30, minimum=1)
 
 # Redis in production (a database number of its own, not the cache's: a cache clear would empty
 # the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
@@ -380,7 +383,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
-    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)}
+    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
+    "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME") or str(
     BASE_DIR / ".celery-beat-schedule"
