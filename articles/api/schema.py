@@ -148,8 +148,9 @@ COMPONENTS: dict[str, Any] = {
             "title": {"type": "string"},
             "description": {"type": "string"},
             "_links": {
-                **_links("self", "doc:articles", "alternate"),
-                "description": "`alternate` is the blog's Atom feed (`type` says so).",
+                **_links("self", "doc:articles", "alternate", "doc:webhooks"),
+                "description": "`alternate` is the blog's Atom feed (`type` says so);"
+                " `doc:webhooks` its webhooks, for its authors (with their token).",
             },
         },
     },

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "articles",
     "graphapi",
     "soapcalc",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -348,11 +349,16 @@ SPECTACULAR_SETTINGS = {
         {"name": "blogs", "description": "Blogs, read-only (editors manage them in the admin)."},
         {"name": "articles", "description": "A blog's articles: pages, reads and token writes."},
         {"name": "comments", "description": "An article's comments."},
+        {
+            "name": "webhooks",
+            "description": "A blog's webhooks, managed by its authors, and their deliveries.",
+        },
     ],
     "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "articles.api.schema.add_hal_components",
+        "webhooks.api.schema.add_webhook_components",
         "articles.api.schema.public_operations_say_so",
         "articles.api.schema.servers_from_request",
     ],
@@ -363,6 +369,64 @@ GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 # /metrics answers 404 unless this is set; then it needs `Authorization: Bearer <token>`
 # (docs/production.md, "Metrics"). PROMETHEUS_MULTIPROC_DIR is read by prometheus-client itself.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
+
+# --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
+# The origin integrators reach the service at: the links in a message's data start with it (its
+# host must be one of ALLOWED_HOSTS). By default the first host named in ALLOWED_HOSTS, over
+# https when SECURE_SSL_REDIRECT is on; a loopback host gets the dev server's port.
+_PUBLIC_HOST = next((h for h in ALLOWED_HOSTS if h != "*" and not h.startswith(".")), "127.0.0.1")
+_PUBLIC_SCHEME = "https" if SECURE_SSL_REDIRECT else "http"
+_PUBLIC_PORT = (
+    f":{env_str('PORT') or '8000'}"
+    if _PUBLIC_SCHEME == "http" and _PUBLIC_HOST in ("127.0.0.1", "localhost", "[::1]")
+    else ""
+)
+WEBHOOK_PUBLIC_URL = (
+    env_str("WEBHOOK_PUBLIC_URL") or f"{_PUBLIC_SCHEME}://{_PUBLIC_HOST}{_PUBLIC_PORT}"
+).rstrip("/")
+# Off in production: a target resolving to a loopback, private, link-local, multicast or reserved
+# address is refused (cloud metadata addresses always are). On for development and tests.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+WEBHOOK_RETRY_HOURS = env_int("WEBHOOK_RETRY_HOURS", 24, minimum=1)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=0)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 4 * 3600, minimum=0)
+WEBHOOK_DISABLE_AFTER_HOURS = env_int("WEBHOOK_DISABLE_AFTER_HOURS", 72, minimum=1)
+WEBHOOK_RELAY_SECONDS = env_int("WEBHOOK_RELAY_SECONDS", 10, minimum=1)
+WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, minimum=1)
+# Events, their deliveries and attempts are forgotten this long after the event (hourly, by beat),
+# once no delivery of theirs is pending.
+WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 30, minimum=1)
+
+# Redis in production (a database number of its own, not the cache's: a cache clear would empty
+# the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
+# which every process of this checkout shares (docs/decisions/webhooks-celery.md).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
+CELERY_BROKER_FOLDER = Path(env_str("CELERY_BROKER_FOLDER") or BASE_DIR / ".celery-broker")
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Redis: a message not acknowledged this long after a worker took it goes to another.
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 3600, minimum=1),
+    "socket_connect_timeout": 2,
+    # filesystem://: one folder both ways.
+    "data_folder_in": str(CELERY_BROKER_FOLDER),
+    "data_folder_out": str(CELERY_BROKER_FOLDER),
+    "control_folder": str(CELERY_BROKER_FOLDER / "control"),
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+# One message at a time per process: a message waiting in a busy worker's buffer is one that an
+# idle worker could be sending.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
+    "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME") or str(
+    BASE_DIR / ".celery-beat-schedule"
+)
 
 # "text" (one escaped line per record) or "json" (one JSON object per record, for log shippers).
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))
