@@ -10,6 +10,7 @@ from articles.api.feeds import BlogFeedView
 from articles.api.views.articles import ArticleListView, ArticleView
 from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
+from articles.api.views.revisions import RevisionListView, RevisionView
 
 app_name = "api"
 
@@ -25,4 +26,6 @@ urlpatterns = [
     path(_ARTICLE, ArticleView.as_view(), name="article"),
     path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),
     path(f"{_ARTICLE}/comments/<int:comment_id>", CommentView.as_view(), name="comment"),
+    path(f"{_ARTICLE}/revisions", RevisionListView.as_view(), name="revisions"),
+    path(f"{_ARTICLE}/revisions/<int:revision>", RevisionView.as_view(), name="revision"),
 ]

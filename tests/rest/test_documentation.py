@@ -84,6 +84,8 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/articles/{article_id}",
         "/blogs/{blog_id}/articles/{article_id}/comments",
         "/blogs/{blog_id}/articles/{article_id}/comments/{comment_id}",
+        "/blogs/{blog_id}/articles/{article_id}/revisions",
+        "/blogs/{blog_id}/articles/{article_id}/revisions/{revision}",
     }
 
 
@@ -94,7 +96,13 @@ def test_the_schema_has_the_hal_shapes_paging_token_and_problems(api, db):
     page = components["schemas"]["ArticlePage"]["properties"]
     put = document["paths"]["/blogs/{blog_id}/articles/{article_id}"]["put"]
 
-    assert set(article_links["required"]) == {"curies", "self", "doc:blog", "doc:comments"}
+    assert set(article_links["required"]) == {
+        "curies",
+        "self",
+        "doc:blog",
+        "doc:comments",
+        "doc:revisions",
+    }
     assert {"pageIndex", "pageSize", "totalPages", "totalArticles", "_link", "_links"} <= set(page)
     assert page["_embedded"]["type"] == "array"
     scheme = components["securitySchemes"]["accessToken"]
@@ -183,7 +191,14 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     assert pages == 5
     assert titles == [f"Walk {n}" for n in range(23)]
     assert page["totalArticles"] == len(titles)
-    assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments", "doc:article"}
+    assert seen_rels == {
+        "doc:blogs",
+        "doc:blog",
+        "doc:articles",
+        "doc:comments",
+        "doc:article",
+        "doc:revisions",
+    }
 
 
 def test_options_on_the_swagger_ui_page_answers_its_methods(client):

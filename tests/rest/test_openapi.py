@@ -24,6 +24,7 @@ from articles.api import serializers
 from articles.api.views import articles as article_views
 from articles.api.views import blogs as blog_views
 from articles.api.views import comments as comment_views
+from articles.api.views import revisions as revision_views
 from blogs import services as blog_services
 from blogs.models import Blog
 
@@ -70,6 +71,8 @@ OPERATION_IDS = [
     "comment_create",
     "comment_read",
     "comment_delete",
+    "revisions_list",
+    "revision_read",
 ]
 
 
@@ -112,7 +115,7 @@ def test_reads_say_they_need_no_token_and_writes_name_the_token(document):
 def _docstrings() -> set[str]:
     """Every docstring of the views and serializers: written for maintainers, not API users."""
     found = set()
-    for module in (blog_views, article_views, comment_views, serializers):
+    for module in (blog_views, article_views, comment_views, revision_views, serializers):
         for _, member in inspect.getmembers(module, inspect.isclass):
             if member.__module__ != module.__name__:
                 continue
@@ -152,11 +155,18 @@ class World:
 
     def place(self, name: str) -> dict[str, int]:
         if name == "missing":
-            return {"blog_id": 999_999, "article_id": 999_999, "comment_id": 999_999}
+            return {
+                "blog_id": 999_999,
+                "article_id": 999_999,
+                "comment_id": 999_999,
+                "revision": 999_999,
+            }
         blog = Blog.objects.create(title="Alice's blog", description="Notes")
         blog.authors.add(self.author)
         article = article_services.article_create(blog=blog, title="Post", content="Text")
         comment = article_services.comment_create(article=article, author=self.author, text="Hi")
+        # Revision 1 of the article: the state this replace replaced.
+        article = article_services.article_replace(article=article, title="Post", content="Text")
         if name == "deleted":
             article_services.article_delete(article=article)
         elif name == "locked":
@@ -165,7 +175,12 @@ class World:
             blog_services.blog_archive(blog=blog)
         else:
             assert name == "live", name
-        return {"blog_id": blog.pk, "article_id": article.pk, "comment_id": comment.pk}
+        return {
+            "blog_id": blog.pk,
+            "article_id": article.pk,
+            "comment_id": comment.pk,
+            "revision": 1,
+        }
 
 
 @pytest.fixture
@@ -313,6 +328,17 @@ SCENARIOS = [
     ("comment_delete", 404, "missing"),
     ("comment_delete", 409, "archived"),
     ("comment_delete", 410, "deleted"),
+    ("revisions_list", 200, "live"),
+    ("revisions_list", 200, "archived"),
+    ("revisions_list", 304, "live:current-etag"),
+    ("revisions_list", 400, "live:bad-page"),
+    ("revisions_list", 404, "missing"),
+    ("revisions_list", 410, "deleted"),
+    ("revision_read", 200, "live"),
+    ("revision_read", 200, "locked"),
+    ("revision_read", 304, "live:current-etag"),
+    ("revision_read", 404, "missing"),
+    ("revision_read", 410, "deleted"),
 ]
 # What any operation answers.
 ANY_OPERATION = [
