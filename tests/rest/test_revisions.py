@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 from django.test import override_settings
+from lxml import html
 
 from articles import services
 from articles.models import ArticleRevision
@@ -280,3 +281,25 @@ def test_revisions_are_read_only(api, article, alice_token, method):
         response = api.write(method, url, {"title": "x"}, token=alice_token)
         assert response.status_code == 405
         assert "GET" in response["Allow"]
+
+
+def test_the_browsable_api_shows_revisions_with_links(api, article, alice_token):
+    put(api, article, alice_token, {"title": "Second"})
+    browser = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+    response = api.get(revisions_url(article), headers=browser)
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/html; charset=utf-8"
+    document = html.fromstring(response.content)
+    hrefs = {a.get("href") for a in document.iter("a")}
+    assert f"{ORIGIN}{revisions_url(article)}/1" in hrefs
+    one = api.get(f"{revisions_url(article)}/1", headers=browser)
+    assert one.status_code == 200
+    assert "First post" in one.content.decode()
+    one_hrefs = {a.get("href") for a in html.fromstring(one.content).iter("a")}
+    assert {f"{ORIGIN}/docs/rels/article", f"{ORIGIN}{article_url(article)}"} <= one_hrefs
+    for rel, says in (("revisions", "ARTICLE_REVISIONS_KEPT"), ("revision", "If-Match")):
+        docs = api.get(f"/docs/rels/{rel}")
+        assert docs.status_code == 200
+        assert says in docs.content.decode()
