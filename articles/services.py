@@ -63,6 +63,10 @@ def _compare_and_set_from(
     """_compare_and_set, and the state it replaced: the caller's article, or the one read again
     (a version names one state, so the row the UPDATE matched held exactly that one)."""
     seen = article
+    if expected_version is not None and seen.version != expected_version:
+        # The caller's copy is not of the version to replace: read the one that is (or say why).
+        seen = Article.objects.select_related("blog").get(pk=seen.pk)
+        _ensure_writable(seen, expected_version)
     while True:
         version = seen.version if expected_version is None else expected_version
         written = Article.objects.filter(

@@ -9,7 +9,7 @@ from django.test import override_settings
 from lxml import html
 
 from articles import services
-from articles.models import ArticleRevision
+from articles.models import Article, ArticleRevision
 from blogs import services as blog_services
 from tests.rest.conftest import API, body
 from tests.rest.test_writes import written_statements
@@ -303,3 +303,14 @@ def test_the_browsable_api_shows_revisions_with_links(api, article, alice_token)
         docs = api.get(f"/docs/rels/{rel}")
         assert docs.status_code == 200
         assert says in docs.content.decode()
+
+
+def test_a_conditional_replace_from_an_older_copy_keeps_the_state_it_replaced(article):
+    older = Article.objects.get(pk=article.pk)
+    services.article_replace(article=article, title="Meanwhile", content="changed")
+
+    services.article_replace(article=older, title="Third", expected_version=2)
+
+    newest = ArticleRevision.objects.filter(id=article.pk).order_by("-version").first()
+    assert (newest.version, newest.title, newest.content) == (2, "Meanwhile", "changed")
+    assert Article.objects.get(pk=article.pk).version == 3
