@@ -45,9 +45,9 @@ def _revision_self(request: HttpRequest, revision: ArticleRevision) -> dict[str,
 
 
 def _revision_article(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
+    # Untitled: the article's title changes, and a revision's representation does not.
     return link(
-        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id),
-        title=revision.article.title,
+        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id)
     )
 
 
