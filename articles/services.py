@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
@@ -16,6 +16,9 @@ from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, Versio
 from articles.models import Article, ArticleRevision, Comment
 from blogs import representations
 from blogs.models import Blog
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
 
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
@@ -82,12 +85,15 @@ def _compare_and_set_from(
         _ensure_writable(seen, expected_version)
 
 
-def _revision_keep(*, previous: Article, at: datetime, actor: Any = None) -> None:
+def _revision_keep(
+    *, previous: Article, at: datetime, actor: AbstractBaseUser | None = None
+) -> None:
     """Keep `previous` (a state a replace replaced) as a revision made by `actor` at `at`, in one
     INSERT through simple-history's public bulk_history_create (the replace is an UPDATE, which
     no signal sees); beyond ARTICLE_REVISIONS_KEPT, the oldest go in one DELETE, run only once
     the versions are past the bound (a version names one state, and the revisions of an article
     are of distinct versions, so those at or below `version - kept` are the surplus)."""
+    # Who made it is a user of the database: an anonymous request's user is nobody.
     user = actor if actor is not None and actor.is_authenticated else None
     Article.history.bulk_history_create(
         [previous],
@@ -103,7 +109,7 @@ def _revision_keep(*, previous: Article, at: datetime, actor: Any = None) -> Non
 
 @transaction.atomic
 def article_create(
-    *, blog: Blog, title: str, content: str | None = None, actor: Any = None
+    *, blog: Blog, title: str, content: str | None = None, actor: AbstractBaseUser | None = None
 ) -> Article:
     """A new article (no revision yet: revisions keep replaced states). `actor` is who wrote it
     (a user, or None), accepted from every entry point like the other writes'."""
@@ -126,7 +132,7 @@ def article_replace(
     title: str,
     content: str | None = None,
     expected_version: int | None = None,
-    actor: Any = None,
+    actor: AbstractBaseUser | None = None,
 ) -> Article:
     """Replace title and content as a whole; `expected_version` makes it a compare-and-set.
 
@@ -147,7 +153,7 @@ def article_replace(
 
 @transaction.atomic
 def article_delete(
-    *, article: Article, expected_version: int | None = None, actor: Any = None
+    *, article: Article, expected_version: int | None = None, actor: AbstractBaseUser | None = None
 ) -> Article:
     """Leave a tombstone so that the article answers 410 Gone from now on; its revisions go with
     it (their URLs answer 410 too). `actor` is who deleted it (a user, or None)."""
