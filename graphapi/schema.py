@@ -13,7 +13,7 @@ import graphene
 from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
-from articles.models import Article
+from articles.models import Article, ArticleRevision
 from blogs.models import Blog
 from graphapi.catalogue import (
     FilmRecord,
@@ -21,7 +21,13 @@ from graphapi.catalogue import (
     PlanetRecord,
     catalogue_for,
 )
-from graphapi.selectors import article_for_reading, blog_for_reading, parse_id
+from graphapi.selectors import (
+    article_for_reading,
+    article_page_for_reading,
+    blog_for_reading,
+    parse_id,
+    revisions_of,
+)
 
 GREETING = "Hello from the Star Wars GraphQL API!"
 
@@ -86,6 +92,14 @@ class BlogType(DjangoObjectType):
     id = graphene.ID(description="The blog's id, as in /api/v1.2/blogs/{id}.")
     title = graphene.String(description="The blog's title.")
     description = graphene.String(description="What the blog is about.")
+    articles = graphene.List(
+        lambda: ArticleType,
+        page_index=graphene.Int(default_value=1, description="1-based page number."),
+        page_size=graphene.Int(default_value=10, description="Articles per page, 1 to 100."),
+        description="The blog's live articles, a page at a time, oldest first, as GET"
+        " /api/v1.2/blogs/{id}/articles. Their revisions, when asked for, are read for the whole"
+        " page at once.",
+    )
 
     class Meta:
         model = Blog
@@ -93,12 +107,68 @@ class BlogType(DjangoObjectType):
         description = "A blog, read-only: the same data as GET /api/v1.2/blogs/{id}."
         fields = ("id", "title", "description")
 
+    @staticmethod
+    def resolve_articles(
+        blog: Blog, info: graphene.ResolveInfo, page_index: int, page_size: int
+    ) -> list[Article]:
+        return article_page_for_reading(
+            blog=blog, page_index=page_index, page_size=page_size, info=info
+        )
+
+
+class RevisionType(graphene.ObjectType):
+    revision = graphene.Int(description="The revision's number: the article's version then.")
+    title = graphene.String(description="The title the article had.")
+    content = graphene.String(description="The content it had; null when none.")
+    article_etag = graphene.String(
+        description="The ETag the article had in this state (its REST representation)."
+    )
+    replaced_at = graphene.DateTime(description="When a replace replaced this state.")
+    replaced_by = graphene.String(description="The username of who replaced it; null when unknown.")
+
+    class Meta:
+        name = "Revision"
+        description = (
+            "A state of an article that a replace replaced: the same data as GET"
+            " /api/v1.2/blogs/{blogId}/articles/{id}/revisions/{revision}."
+        )
+
+    @staticmethod
+    def resolve_revision(revision: ArticleRevision, info: graphene.ResolveInfo) -> int:
+        return revision.version
+
+    @staticmethod
+    def resolve_title(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
+        return revision.title
+
+    @staticmethod
+    def resolve_content(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:
+        return revision.content
+
+    @staticmethod
+    def resolve_article_etag(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
+        return revision.article_etag
+
+    @staticmethod
+    def resolve_replaced_at(revision: ArticleRevision, info: graphene.ResolveInfo):
+        return revision.history_date
+
+    @staticmethod
+    def resolve_replaced_by(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:
+        user = revision.history_user
+        return None if user is None else user.get_username()
+
 
 class ArticleType(DjangoObjectType):
     id = graphene.ID(description="The article's id, as in /api/v1.2/blogs/{blogId}/articles/{id}.")
     title = graphene.String(description="The article's title.")
     content = graphene.String(description="null when the article has no content.")
     blog = graphene.Field(BlogType, description="The blog the article belongs to.")
+    revisions = graphene.List(
+        RevisionType,
+        description="The states the article's replaces replaced, newest first (at most"
+        " ARTICLE_REVISIONS_KEPT), as GET /api/v1.2/blogs/{blogId}/articles/{id}/revisions.",
+    )
 
     class Meta:
         model = Article
@@ -107,6 +177,10 @@ class ArticleType(DjangoObjectType):
             "An article, read-only: the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."
         )
         fields = ("id", "title", "content", "blog")
+
+    @staticmethod
+    def resolve_revisions(article: Article, info: graphene.ResolveInfo) -> list[ArticleRevision]:
+        return revisions_of(article)
 
 
 class Query(graphene.ObjectType):

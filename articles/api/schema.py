@@ -79,7 +79,7 @@ ARTICLE: dict[str, Any] = {
         "id": {"type": "integer"},
         "title": {"type": "string", "maxLength": 200},
         "content": {"type": "string", "description": "Left out when the article has none."},
-        "_links": _links("self", "doc:blog", "doc:comments"),
+        "_links": _links("self", "doc:blog", "doc:comments", "doc:revisions"),
     },
 }
 
@@ -197,6 +197,35 @@ COMPONENTS: dict[str, Any] = {
         },
     },
     "CommentPage": _page("totalComments", "Comment"),
+    # articles.api.views.revisions.revision_representation
+    "Revision": {
+        "type": "object",
+        "required": ["revision", "title", "articleETag", "replacedAt", "_links"],
+        "properties": {
+            "revision": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The article's version in this state.",
+            },
+            "title": {"type": "string", "maxLength": 200},
+            "content": {"type": "string", "description": "Left out when the state had none."},
+            "articleETag": {
+                "type": "string",
+                "description": "The ETag the article had in this state (its JSON representation).",
+            },
+            "replacedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When a replace replaced this state (made the revision).",
+            },
+            "replacedBy": {
+                "type": "string",
+                "description": "The username of who replaced it; left out when unknown.",
+            },
+            "_links": _links("self", "doc:article"),
+        },
+    },
+    "RevisionPage": _page("totalRevisions", "Revision"),
     "Problem": {
         "type": "object",
         "description": "RFC 9457 problem details.",

@@ -104,6 +104,11 @@ def _article_comments(request: HttpRequest, article: Article) -> Link:
     return templated_link(page_template(url))
 
 
+def _article_revisions(request: HttpRequest, article: Article) -> Link:
+    url = api_url(request, "revisions", blog_id=article.blog_id, article_id=article.pk)
+    return templated_link(page_template(url))
+
+
 def _comment_self(request: HttpRequest, comment: Comment) -> Link:
     return link(
         api_url(
@@ -140,6 +145,7 @@ ARTICLE_RELATIONS = {
     "self": _article_self,
     "doc:blog": _article_blog,
     "doc:comments": _article_comments,
+    "doc:revisions": _article_revisions,
 }
 
 

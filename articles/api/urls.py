@@ -10,6 +10,7 @@ from articles.api.feeds import BlogFeedView
 from articles.api.views.articles import ArticleListView, ArticleView
 from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
+from articles.api.views.revisions import RevisionListView, RevisionView
 from webhooks.api.urls import urlpatterns as webhook_urlpatterns
 
 app_name = "api"
@@ -26,6 +27,8 @@ urlpatterns = [
     path(_ARTICLE, ArticleView.as_view(), name="article"),
     path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),
     path(f"{_ARTICLE}/comments/<int:comment_id>", CommentView.as_view(), name="comment"),
+    path(f"{_ARTICLE}/revisions", RevisionListView.as_view(), name="revisions"),
+    path(f"{_ARTICLE}/revisions/<int:revision>", RevisionView.as_view(), name="revision"),
 ]
 # A blog's webhooks (webhooks.api): the same API, prefix and link names.
 urlpatterns += webhook_urlpatterns

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "graphene_django",
     "axes",
     "csp",
+    "simple_history",
     "blogs",
     "articles",
     "graphapi",
@@ -282,6 +283,12 @@ PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
 # A page embeds an article's content only up to this many characters (longer: left out, with
 # "contentOmitted": true), so that a page of 100 stays a few MB at most.
 PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
+# The revisions kept per article (articles.services): a replace beyond the bound deletes the
+# oldest in its own transaction.
+ARTICLE_REVISIONS_KEPT = env_int("ARTICLE_REVISIONS_KEPT", 50, minimum=1)
+# Revisions are listed per article by version (a unique index): an index on their date alone
+# would only cost every replace a write.
+SIMPLE_HISTORY_DATE_INDEX = False
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 

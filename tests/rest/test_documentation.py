@@ -90,6 +90,8 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries",
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}",
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+        "/blogs/{blog_id}/articles/{article_id}/revisions",
+        "/blogs/{blog_id}/articles/{article_id}/revisions/{revision}",
     }
 
 
@@ -100,7 +102,13 @@ def test_the_schema_has_the_hal_shapes_paging_token_and_problems(api, db):
     page = components["schemas"]["ArticlePage"]["properties"]
     put = document["paths"]["/blogs/{blog_id}/articles/{article_id}"]["put"]
 
-    assert set(article_links["required"]) == {"curies", "self", "doc:blog", "doc:comments"}
+    assert set(article_links["required"]) == {
+        "curies",
+        "self",
+        "doc:blog",
+        "doc:comments",
+        "doc:revisions",
+    }
     assert {"pageIndex", "pageSize", "totalPages", "totalArticles", "_link", "_links"} <= set(page)
     assert page["_embedded"]["type"] == "array"
     scheme = components["securitySchemes"]["accessToken"]
@@ -196,6 +204,7 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
         "doc:comments",
         "doc:article",
         "doc:webhooks",
+        "doc:revisions",
     }
 
 

@@ -204,5 +204,5 @@ def test_restnavigator_reads_an_items_links_and_follows_them(live_server, blog):
     article_nav = Navigator.hal(item["href"])
 
     assert article_nav() == {"id": article.pk, "title": "First post"}
-    assert set(article_nav.links()) == {"self", "doc:blog", "doc:comments"}
+    assert set(article_nav.links()) == {"self", "doc:blog", "doc:comments", "doc:revisions"}
     assert article_nav["doc:blog"]()["title"] == "Alice's blog"

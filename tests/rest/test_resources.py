@@ -76,6 +76,10 @@ def test_article_links_to_itself_its_blog_with_title_and_its_comments(api, artic
                 "href": f"{base}/articles/{article.pk}/comments{{?pageIndex,pageSize}}",
                 "templated": True,
             },
+            "doc:revisions": {
+                "href": f"{base}/articles/{article.pk}/revisions{{?pageIndex,pageSize}}",
+                "templated": True,
+            },
         },
     }
     assert_links_are_objects(body(response)["_links"])

@@ -48,6 +48,7 @@ from articles.api.serializers import (
     article_page_item,
     deleted_article_links,
 )
+from articles.etags import article_etag
 from articles.exceptions import ArticleLocked, BlogArchived
 from articles.models import Article
 from blogs import representations
@@ -55,19 +56,7 @@ from blogs.models import Blog
 
 
 def article_validators(article: Article) -> Validators:
-    # The blog's title is part of the representation (doc:blog's title), so it is part of the
-    # tag; so are the archived blog and the lock, which decide the HAL-FORMS templates.
-    return Validators(
-        strong_etag(
-            "article",
-            article.pk,
-            article.version,
-            article.blog.title,
-            article.blog.archived,
-            article.locked,
-        ),
-        article.updated_at,
-    )
+    return Validators(article_etag(article), article.updated_at)
 
 
 def articles_page_validators(blog: Blog, page_index: int, page_size: int) -> Validators:
@@ -203,7 +192,7 @@ class ArticleListView(ApiView):
 
         def create() -> Response:
             fields = read_article_body(request)
-            article = services.article_create(blog=blog, **fields)
+            article = services.article_create(blog=blog, actor=request.user, **fields)
             response = article_response(request, article, status=201)
             response["Location"] = api_url(
                 request, "article", blog_id=blog.pk, article_id=article.pk
@@ -260,7 +249,10 @@ class ArticleView(ApiView):
         evaluate(request, article_validators(article))
         fields = read_article_body(request)
         updated = services.article_replace(
-            article=article, expected_version=expected_version(request, article), **fields
+            article=article,
+            expected_version=expected_version(request, article),
+            actor=request.user,
+            **fields,
         )
         updated.blog = blog
         return article_response(request, updated)
@@ -284,7 +276,9 @@ class ArticleView(ApiView):
         ensure_writable(article)
         evaluate(request, article_validators(article))
         services.article_delete(
-            article=article, expected_version=expected_version(request, article)
+            article=article,
+            expected_version=expected_version(request, article),
+            actor=request.user,
         )
         # RFC 9110 section 15.3.5: a 204 has no content, so the blog link goes in a Link header
         # (RFC 8288); the body the specification shows comes with Prefer: return=representation
