@@ -3,8 +3,12 @@ graphapi.catalogue)."""
 
 from __future__ import annotations
 
+from django.conf import settings
+from graphql import GraphQLError
+
+from articles import search
 from articles.models import Article
-from articles.selectors import MAX_ID
+from articles.selectors import MAX_ID, Page
 from blogs.models import Blog
 
 # A longer number names nothing, and must not reach int(), which refuses strings of more than
@@ -33,3 +37,28 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     if blog_pk is None or article_pk is None:
         return None
     return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
+
+
+def _checked(page_index: int, page_size: int, q: str | None, sort: str | None):
+    """The arguments of a page of articles as REST checks them; a GraphQL error naming the bad
+    one otherwise (REST answers a 400 problem)."""
+    if page_index < 1:
+        raise GraphQLError("pageIndex must be a positive integer.")
+    if not 1 <= page_size <= settings.PAGE_SIZE_MAX:
+        raise GraphQLError(f"pageSize must be 1 to {settings.PAGE_SIZE_MAX}.")
+    try:
+        query = search.clean_query(q)
+        return query, search.clean_sort(sort, query=query)
+    except search.SearchError as error:
+        raise GraphQLError(str(error)) from None
+
+
+def blog_article_page(
+    *, blog: Blog, page_index: int, page_size: int, q: str | None = None, sort: str | None = None
+) -> Page[Article]:
+    """A page of the blog's live articles (articles.search): three queries at most, whatever
+    the page size; each article's blog is this one (no query per article)."""
+    query, order = _checked(page_index, page_size, q, sort)
+    return search.blog_article_page(
+        blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
+    )
