@@ -392,3 +392,46 @@ def test_postgresql_serves_a_search_from_the_gin_index(api, blog):
             cursor.execute("EXPLAIN " + sql)
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert "article_search_idx" in plan, plan
+
+
+# --- the browsable API ----------------------------------------------------------------------------
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+def template_forms(api, path: str) -> dict[str, list[str]]:
+    from lxml import html
+
+    response = api.get(path, headers={"Accept": BROWSER})
+    assert response.status_code == 200
+    document = html.fromstring(response.content)
+    return {
+        form.get("data-template"): [i.get("name") for i in form.xpath(".//input")]
+        for form in document.xpath("//form[contains(@class, 'hal-template')]")
+    }
+
+
+def test_the_browsable_api_offers_q_and_sort_on_the_blog_and_the_root(api, blog, garden):
+    fields = ["pageIndex", "pageSize", "q", "sort"]
+
+    blog_forms = template_forms(api, f"{API}/blogs/{blog.pk}")
+    root_forms = template_forms(api, f"{API}/")
+
+    assert blog_forms[f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort}}"] == (
+        fields
+    )
+    assert root_forms[f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}"] == fields
+    # What the form sends without script: the search, as a page people can read.
+    response = api.get(f"{API}/articles", {"q": "kitchen"}, headers={"Accept": BROWSER})
+    assert response.status_code == 200
+    assert b"A quiet kitchen" in response.content
+
+
+def test_the_rel_pages_document_q_and_sort(api, db):
+    for rel in ("articles", "search"):
+        response = api.get(f"/docs/rels/{rel}")
+        assert response.status_code == 200
+        text = response.content.decode()
+        assert "{?pageIndex,pageSize,q,sort}" in text
+        assert "relevance" in text
+        assert "web-search syntax" in text
