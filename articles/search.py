@@ -1,9 +1,10 @@
 """Search and ordering of articles: the pages of `?q=` and `?sort=`, for REST and GraphQL.
 
 PostgreSQL: full-text search. `q` is read by websearch_to_tsquery (quoted phrases, `or`,
-`-word`) with the `english` configuration, matched against the title (weight A) and the content
-(weight B), ranked by ts_rank, and served from the GIN index `article_search_idx` (migration
-0003), whose expression is exactly `search_vector()` below: change one, change both.
+`-word`) with the `english` configuration, matched against the article's `search_vector` (the
+title with weight A, the content with weight B: a stored generated column of migration 0003,
+which PostgreSQL keeps current on every write), ranked by ts_rank, and served from the GIN
+index `article_search_idx` on that column.
 SQLite: every whitespace-separated word of `q` must occur in the title or in the content
 (icontains: case-insensitive for ASCII letters); relevance puts the articles whose title holds
 every word first. docs/rest.md, "Search and ordering", tells users the difference.
@@ -11,11 +12,15 @@ every word first. docs/rest.md, "Search and ordering", tells users the differenc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.conf import settings
+from django.db import OperationalError, connection, transaction
+from django.db.models import Case, Count, Q, QuerySet, Value, When, Window
 from django.db.models import IntegerField as IntegerOutput
+from django.db.models.expressions import RawSQL
 
 from articles.models import Article
 from articles.selectors import Page, article_page
@@ -24,6 +29,7 @@ from blogs.models import Blog
 QUERY_MAX_LENGTH = 200
 SEARCH_CONFIG = "english"
 SEARCH_INDEX = "article_search_idx"
+QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement over statement_timeout
 
 RELEVANCE = "relevance"
 # The value of `sort=` and the columns it orders by; the id breaks ties in the same direction,
@@ -74,12 +80,14 @@ def clean_sort(raw: str | None, *, query: str | None) -> str | None:
 
 
 def search_vector() -> Any:
-    """What is searched on PostgreSQL; the migration's index is this very expression."""
-    from django.contrib.postgres.search import SearchVector
+    """The article's stored `search_vector` column (PostgreSQL only). The model does not declare
+    it (SQLite has no tsvector type), so it is named here; the page queries read the articles
+    table unaliased."""
+    from django.contrib.postgres.search import SearchVectorField
 
-    return SearchVector("title", config=SEARCH_CONFIG, weight="A") + SearchVector(
-        "content", config=SEARCH_CONFIG, weight="B"
-    )
+    table = Article._meta.db_table
+    # No request data in it: the table's own name and a fixed column.
+    return RawSQL(f'"{table}"."search_vector"', [], output_field=SearchVectorField())  # noqa: S611
 
 
 def _matching(articles: QuerySet, query: str) -> QuerySet:
@@ -124,22 +132,58 @@ def _page_of(articles: QuerySet, total: int, order: tuple[Any, ...], index: int,
     return Page(list(articles.order_by(*order)[offset : offset + size]), total, index, size)
 
 
+def _search_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: int):
+    """The page of `matches` and their number in one statement (COUNT(*) OVER (): the index is
+    searched once for both); a page past the end has no row to carry the number, so it is
+    counted apart. On PostgreSQL within SEARCH_TIMEOUT_MS, else SearchError."""
+    offset = (index - 1) * size
+    with _time_budget():
+        rows = list(
+            matches.annotate(found=Window(Count("id"))).order_by(*order)[offset : offset + size]
+        )
+        total = rows[0].found if rows else (matches.count() if offset else 0)
+    return Page(rows, total, index, size)
+
+
+@contextmanager
+def _time_budget() -> Iterator[None]:
+    """Run a search's statements under statement_timeout = SEARCH_TIMEOUT_MS (PostgreSQL; SET
+    LOCAL ends with the transaction). A search that matches most of a large blog must rank
+    every match: cancelled, it is a SearchError asking for more words, not a held connection."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    try:
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT set_config('statement_timeout', %s, true)",
+                    [str(settings.SEARCH_TIMEOUT_MS)],
+                )
+            yield
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) != QUERY_CANCELED:
+            raise
+        raise SearchError(
+            "q",
+            "The search matches too many articles to rank in time; add words to narrow it.",
+        ) from None
+
+
 def blog_article_page(
     *, blog: Blog, query: str | None, sort: str | None, page_index: int, page_size: int
 ) -> Page[Article]:
     """A page of the blog's live articles: matching `query` when given, in the order of `sort`.
 
     Without either, selectors.article_page (the id order, no COUNT). A sort alone counts from
-    Blog.article_count too; a search counts its matches (one COUNT over the index)."""
+    Blog.article_count too; a search counts its matches in the page's own statement."""
     if query is None and sort is None:
         return article_page(blog=blog, page_index=page_index, page_size=page_size)
     articles = Article.objects.live().in_blog(blog.pk)
     if query is None:
-        total = blog.article_count
+        page = _page_of(articles, blog.article_count, _order(None, sort), page_index, page_size)
     else:
-        articles = _matching(articles, query)
-        total = articles.count()
-    page = _page_of(articles, total, _order(query, sort), page_index, page_size)
+        page = _search_page(_matching(articles, query), _order(query, sort), page_index, page_size)
     for article in page.items:
         article.blog = blog  # each links to its blog by title: no query per article
     return page
@@ -150,6 +194,5 @@ def article_search_page(
 ) -> Page[Article]:
     """A page of the live articles of every blog (archived ones included: readers still see
     them) that match `query`, each with its blog (one join)."""
-    articles = _matching(Article.objects.live().select_related("blog"), query)
-    total = articles.count()
-    return _page_of(articles, total, _order(query, sort), page_index, page_size)
+    matches = _matching(Article.objects.live().select_related("blog"), query)
+    return _search_page(matches, _order(query, sort), page_index, page_size)

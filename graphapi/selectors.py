@@ -59,6 +59,9 @@ def blog_article_page(
     """A page of the blog's live articles (articles.search): three queries at most, whatever
     the page size; each article's blog is this one (no query per article)."""
     query, order = _checked(page_index, page_size, q, sort)
-    return search.blog_article_page(
-        blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
-    )
+    try:
+        return search.blog_article_page(
+            blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
+        )
+    except search.SearchError as error:  # a search too broad to rank in time
+        raise GraphQLError(str(error)) from None

@@ -247,6 +247,9 @@ PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
 # A page embeds an article's content only up to this many characters (longer: left out, with
 # "contentOmitted": true), so that a page of 100 stays a few MB at most.
 PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
+# A search on PostgreSQL ranks every match: one that matches most of a large blog would hold a
+# connection for seconds. Past this budget it is refused (400, "narrow it"); docs/rest.md.
+SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 2000, minimum=1)
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 
