@@ -429,6 +429,17 @@ def test_postgresql_refuses_a_search_too_broad_to_rank_in_its_time_budget(api, b
     assert body(api.get(f"{API}/articles?q=common%20words"))["totalArticles"] == 20_000
 
 
+def test_the_search_column_and_index_exist_on_postgresql_only():
+    with connection.cursor() as cursor:
+        columns = {
+            c.name
+            for c in connection.introspection.get_table_description(cursor, "articles_article")
+        }
+        indexes = set(connection.introspection.get_constraints(cursor, "articles_article"))
+    assert ("search_vector" in columns) == is_postgres()
+    assert ("article_search_idx" in indexes) == is_postgres()
+
+
 # --- the browsable API ----------------------------------------------------------------------------
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
