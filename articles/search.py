@@ -28,7 +28,6 @@ from blogs.models import Blog
 
 QUERY_MAX_LENGTH = 200
 SEARCH_CONFIG = "english"
-SEARCH_INDEX = "article_search_idx"
 QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement over statement_timeout
 
 RELEVANCE = "relevance"
