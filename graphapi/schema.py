@@ -10,10 +10,13 @@ data, read from the database on every request.
 from __future__ import annotations
 
 import graphene
+from django.conf import settings
 from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
 from articles.models import Article, ArticleRevision
+from articles.search import QUERY_MAX_LENGTH, SORTS
+from articles.selectors import Page
 from blogs.models import Blog
 from graphapi.catalogue import (
     FilmRecord,
@@ -23,8 +26,9 @@ from graphapi.catalogue import (
 )
 from graphapi.selectors import (
     article_for_reading,
-    article_page_for_reading,
+    blog_article_page,
     blog_for_reading,
+    keep_revisions,
     parse_id,
     revisions_of,
 )
@@ -88,17 +92,64 @@ class PlanetType(graphene.ObjectType):
         default_resolver = attr_resolver
 
 
+def _page_arguments() -> dict[str, graphene.Argument]:
+    """The arguments of a page of articles: REST's query parameters, with the same meaning."""
+    q_help = (
+        f"Search text, 1 to {QUERY_MAX_LENGTH} characters: full-text search in web-search syntax"
+        " on PostgreSQL, every word (case-insensitive) on SQLite, as REST's `q`."
+    )
+    return {
+        "page_index": graphene.Int(default_value=1, description="1-based page number."),
+        "page_size": graphene.Int(
+            default_value=settings.PAGE_SIZE_DEFAULT,
+            description=f"Articles per page, 1 to {settings.PAGE_SIZE_MAX}.",
+        ),
+        "q": graphene.String(description=q_help),
+        "sort": graphene.String(
+            description=f"One of {', '.join(SORTS)} (as REST's `sort`); `relevance` only with"
+            " q. Default: relevance with q, else oldest first."
+        ),
+    }
+
+
+class ArticlePageType(graphene.ObjectType):
+    items = graphene.NonNull(
+        graphene.List(graphene.NonNull(lambda: ArticleType)),
+        description="The page's articles, in the page's order.",
+    )
+    count = graphene.Int(required=True, description="Articles in all pages (REST's totalArticles).")
+    page_index = graphene.Int(required=True, description="This page's number, from 1.")
+    page_size = graphene.Int(required=True, description="Articles per page.")
+    page_count = graphene.Int(
+        required=True, description="Number of pages (REST's totalPages); 0 when none match."
+    )
+
+    class Meta:
+        name = "ArticlePage"
+        description = "A page of articles, as GET /api/v1.2/blogs/{id}/articles answers it."
+
+    @staticmethod
+    def resolve_items(page: Page, info: graphene.ResolveInfo) -> list[Article]:
+        return keep_revisions(list(page.items), info)
+
+    @staticmethod
+    def resolve_page_count(page: Page, info: graphene.ResolveInfo) -> int:
+        return page.total_pages
+
+    @staticmethod
+    def resolve_count(page: Page, info: graphene.ResolveInfo) -> int:
+        return page.total
+
+
 class BlogType(DjangoObjectType):
     id = graphene.ID(description="The blog's id, as in /api/v1.2/blogs/{id}.")
     title = graphene.String(description="The blog's title.")
     description = graphene.String(description="What the blog is about.")
-    articles = graphene.List(
-        lambda: ArticleType,
-        page_index=graphene.Int(default_value=1, description="1-based page number."),
-        page_size=graphene.Int(default_value=10, description="Articles per page, 1 to 100."),
-        description="The blog's live articles, a page at a time, oldest first, as GET"
-        " /api/v1.2/blogs/{id}/articles. Their revisions, when asked for, are read for the whole"
-        " page at once.",
+    articles = graphene.Field(
+        ArticlePageType,
+        description="A page of the blog's live articles, searched and ordered as REST's"
+        " /api/v1.2/blogs/{id}/articles?q=&sort= (a bad argument is an error).",
+        **_page_arguments(),
     )
 
     class Meta:
@@ -108,12 +159,8 @@ class BlogType(DjangoObjectType):
         fields = ("id", "title", "description")
 
     @staticmethod
-    def resolve_articles(
-        blog: Blog, info: graphene.ResolveInfo, page_index: int, page_size: int
-    ) -> list[Article]:
-        return article_page_for_reading(
-            blog=blog, page_index=page_index, page_size=page_size, info=info
-        )
+    def resolve_articles(blog: Blog, info: graphene.ResolveInfo, **arguments) -> Page:
+        return blog_article_page(blog=blog, **arguments)
 
 
 class RevisionType(graphene.ObjectType):

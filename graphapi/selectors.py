@@ -13,8 +13,9 @@ from graphql import (
     SelectionSetNode,
 )
 
+from articles import search
 from articles.models import Article, ArticleRevision
-from articles.selectors import MAX_ID, article_page, revisions_by_article
+from articles.selectors import MAX_ID, Page, revisions_by_article
 from blogs.models import Blog
 
 # Where a list of articles leaves each one's revisions, read for the whole list at once.
@@ -48,17 +49,37 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
 
 
-def article_page_for_reading(
-    *, blog: Blog, page_index: int, page_size: int, info: GraphQLResolveInfo
-) -> list[Article]:
-    """A page of the blog's live articles (articles.selectors.article_page), with the revisions
-    of all of them in one more query when the document asks for `revisions`: no query per
-    article."""
+def _checked(page_index: int, page_size: int, q: str | None, sort: str | None):
+    """The arguments of a page of articles as REST checks them; a GraphQL error naming the bad
+    one otherwise (REST answers a 400 problem)."""
     if page_index < 1:
         raise GraphQLError("pageIndex must be a positive integer.")
     if not 1 <= page_size <= settings.PAGE_SIZE_MAX:
-        raise GraphQLError(f"pageSize must be from 1 to {settings.PAGE_SIZE_MAX}.")
-    articles = article_page(blog=blog, page_index=page_index, page_size=page_size).items
+        raise GraphQLError(f"pageSize must be 1 to {settings.PAGE_SIZE_MAX}.")
+    try:
+        query = search.clean_query(q)
+        return query, search.clean_sort(sort, query=query)
+    except search.SearchError as error:
+        raise GraphQLError(str(error)) from None
+
+
+def blog_article_page(
+    *, blog: Blog, page_index: int, page_size: int, q: str | None = None, sort: str | None = None
+) -> Page[Article]:
+    """A page of the blog's live articles (articles.search): three queries at most, whatever
+    the page size; each article's blog is this one (no query per article)."""
+    query, order = _checked(page_index, page_size, q, sort)
+    try:
+        return search.blog_article_page(
+            blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
+        )
+    except search.SearchError as error:  # a search too broad to rank in time
+        raise GraphQLError(str(error)) from None
+
+
+def keep_revisions(articles: list[Article], info: GraphQLResolveInfo) -> list[Article]:
+    """The articles of a page, with the revisions of all of them read in one more query when the
+    document asks for `revisions`: no query per article."""
     if articles and _selects(info, "revisions"):
         kept = revisions_by_article(article_ids=[article.pk for article in articles])
         for article in articles:

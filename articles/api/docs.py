@@ -62,6 +62,14 @@ _REVISION = (
     '"\\"...\\"" (the ETag the article had), "replacedAt": "2026-11-25T15:00:00Z", '
     '"replacedBy": "alice" (left out when unknown), "_links": {"curies", "self", "doc:article"}}'
 )
+_SEARCH = (
+    "q (1 to 200 characters) searches title and content: on PostgreSQL full-text search in "
+    'web-search syntax ("quoted phrase", or, -word; English stemming), the title weighing more '
+    "than the content; on SQLite every word must occur in the title or the content "
+    "(case-insensitive). sort is one of created, -created, updated, -updated, title, -title, "
+    "or relevance (only with q; the default with q; without q the default is oldest first). "
+    "Every page link keeps q and sort. A bad q or sort is a 400 problem."
+)
 _NEEDS_TOKEN = "Needs X-Access-Token."  # noqa: S105 (a sentence, not a secret)
 _AUTHORS_ONLY = "Needs X-Access-Token of an author of the blog (401 without, 403 for others)."
 _WEBHOOK = (
@@ -90,15 +98,34 @@ RELATIONS: dict[str, Relation] = {
     ),
     "articles": Relation(
         "Articles",
-        "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize} (pageIndex "
-        "from 1, pageSize 1 to 100, default 10).",
+        "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize,q,sort} "
+        "(pageIndex from 1, pageSize 1 to 100, default 10). " + _SEARCH,
         (
-            Operation("GET", "A page of articles.", "", _PAGE.replace("{total}", "totalArticles")),
+            Operation(
+                "GET",
+                "A page of articles; with q, those that match it.",
+                "",
+                _PAGE.replace("{total}", "totalArticles"),
+            ),
             Operation(
                 "POST",
                 f"Write a new article (201, Location). {_NEEDS_TOKEN} Idempotency-Key is honoured.",
                 '{"title": "at most 200 characters", "content": "optional text or null"}',
                 _ARTICLE,
+            ),
+        ),
+    ),
+    "search": Relation(
+        "Search",
+        "The articles of every blog (archived blogs included) that match q, a page at a time, "
+        "each linking to its blog. In the API root; templated: {?pageIndex,pageSize,q,sort}. "
+        "q is required here. " + _SEARCH,
+        (
+            Operation(
+                "GET",
+                "A page of the articles that match q, most relevant first.",
+                "",
+                _PAGE.replace("{total}", "totalArticles"),
             ),
         ),
     ),

@@ -14,6 +14,7 @@ from articles.api.links import (
     Link,
     LinksField,
     api_url,
+    articles_template,
     link,
     page_template,
     relation_links,
@@ -75,7 +76,7 @@ def _blog_self(request: HttpRequest, blog: Blog) -> Link:
 
 
 def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(page_template(api_url(request, "articles", blog_id=blog.pk)))
+    return templated_link(articles_template(api_url(request, "articles", blog_id=blog.pk)))
 
 
 def _blog_feed(request: HttpRequest, blog: Blog) -> Link:

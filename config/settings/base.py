@@ -289,6 +289,9 @@ ARTICLE_REVISIONS_KEPT = env_int("ARTICLE_REVISIONS_KEPT", 50, minimum=1)
 # Revisions are listed per article by version (a unique index): an index on their date alone
 # would only cost every replace a write.
 SIMPLE_HISTORY_DATE_INDEX = False
+# A search on PostgreSQL ranks every match: one that matches most of a large blog would hold a
+# connection for seconds. Past this budget it is refused (400, "narrow it"); docs/rest.md.
+SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 2000, minimum=1)
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 

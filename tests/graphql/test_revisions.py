@@ -17,14 +17,14 @@ ARTICLE_REVISIONS = """query ($blogId: ID!, $id: ID!) {
 }"""
 BLOG_ARTICLES_REVISIONS = """query ($id: ID!, $size: Int) {
   blog(id: $id) {
-    articles(pageSize: $size) { id title revisions { revision title replacedBy } }
+    articles(pageSize: $size) { items { id title revisions { revision title replacedBy } } }
   }
 }"""
 THROUGH_A_FRAGMENT = """query ($id: ID!) {
-  blog(id: $id) { articles { ...Kept } }
+  blog(id: $id) { articles { items { ...Kept } } }
 }
 fragment Kept on Article { id revisions { revision } }"""
-BLOG_ARTICLES = "query ($id: ID!) { blog(id: $id) { articles { title } } }"
+BLOG_ARTICLES = "query ($id: ID!) { blog(id: $id) { articles { items { title } } } }"
 
 
 def replace(article, title: str, actor) -> None:
@@ -62,7 +62,7 @@ def test_a_blogs_articles_are_paged_oldest_first(gql, blog, article):
     for number in range(2, 5):
         article_services.article_create(blog=blog, title=f"Post {number}")
     data = gql.data(BLOG_ARTICLES_REVISIONS, {"id": blog.pk, "size": 2})
-    assert [a["title"] for a in data["blog"]["articles"]] == ["First post", "Post 2"]
+    assert [a["title"] for a in data["blog"]["articles"]["items"]] == ["First post", "Post 2"]
     bad = gql.post(BLOG_ARTICLES_REVISIONS, {"id": blog.pk, "size": 1000}).json()
     assert "pageSize" in bad["errors"][0]["message"]
 
@@ -82,11 +82,11 @@ def test_revisions_of_several_articles_cost_one_query_for_all(gql, blog, alice, 
 
     grow(2, 2)
     small, few = queries_for(gql, BLOG_ARTICLES_REVISIONS, {"id": blog.pk, "size": 100})
-    assert [len(a["revisions"]) for a in small["blog"]["articles"]] == [2, 2]
+    assert [len(a["revisions"]) for a in small["blog"]["articles"]["items"]] == [2, 2]
     grow(4, 3)
     large, many = queries_for(gql, BLOG_ARTICLES_REVISIONS, {"id": blog.pk, "size": 100})
-    assert [len(a["revisions"]) for a in large["blog"]["articles"]] == [2, 2, 3, 3, 3, 3]
-    assert large["blog"]["articles"][2]["revisions"][0] == {
+    assert [len(a["revisions"]) for a in large["blog"]["articles"]["items"]] == [2, 2, 3, 3, 3, 3]
+    assert large["blog"]["articles"]["items"][2]["revisions"][0] == {
         "revision": 3,
         "title": "A0 r1",
         "replacedBy": "alice",
@@ -100,7 +100,7 @@ def test_a_fragment_asking_for_revisions_is_served_from_the_same_one_query(gql, 
         article = article_services.article_create(blog=blog, title=f"A{number}")
         replace(article, f"A{number} again", alice)
     data, count = queries_for(gql, THROUGH_A_FRAGMENT, {"id": blog.pk})
-    assert [a["revisions"] for a in data["blog"]["articles"]] == [[{"revision": 1}]] * 3
+    assert [a["revisions"] for a in data["blog"]["articles"]["items"]] == [[{"revision": 1}]] * 3
     assert count == 3
 
 

@@ -109,7 +109,7 @@ def test_blogs_and_articles_are_read_only_views_of_the_rest_data(gql):
         "id": "ID",
         "title": "String",
         "description": "String",
-        "articles": "[Article]",
+        "articles": "ArticlePage",
     }
     article = {
         name: type_string(field["type"]) for name, field in introspect(gql, "Article").items()

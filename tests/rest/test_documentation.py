@@ -77,6 +77,7 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
     ]
     assert set(document["paths"]) == {
         "/",
+        "/articles",
         "/blogs",
         "/blogs/{blog_id}",
         "/blogs/{blog_id}/feed",
@@ -175,7 +176,7 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     blog_doc = body(api.get(URITemplate(blog_link["href"]).expand(id=blog.pk)))
     follow(blog_doc)
     articles_template = URITemplate(blog_doc["_links"]["doc:articles"]["href"])
-    assert set(articles_template.variable_names) == {"pageIndex", "pageSize"}
+    assert set(articles_template.variable_names) == {"pageIndex", "pageSize", "q", "sort"}
 
     url = articles_template.expand(pageSize=5)
     titles, pages = [], 0
@@ -200,6 +201,7 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     assert seen_rels == {
         "doc:blogs",
         "doc:blog",
+        "doc:search",
         "doc:articles",
         "doc:comments",
         "doc:article",

@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('articles', '0002_cache_table'),
+        ('articles', '0003_article_search_vector'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
