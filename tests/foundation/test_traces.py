@@ -39,8 +39,10 @@ def no_otel_variables(monkeypatch) -> None:
 
 
 @pytest.fixture
-def spans(no_otel_variables) -> Iterator[InMemorySpanExporter]:
-    """The service instrumented as config.wsgi does it, into an in-memory exporter."""
+def spans(no_otel_variables, db) -> Iterator[InMemorySpanExporter]:
+    """The service instrumented as config.wsgi does it, into an in-memory exporter. After `db`:
+    the test's connection is open before psycopg is wrapped, so the tests after this one do not
+    inherit a traced connection."""
     exporter = InMemorySpanExporter()
     sdk.instrument(tracer_provider=sdk.tracer_provider(SimpleSpanProcessor(exporter)))
     yield exporter
@@ -157,6 +159,19 @@ def test_a_rest_write_is_one_trace_with_its_sql_and_redis_spans_all_carrying_the
     [request_line] = [r for r in records if r["logger"] == "config.requests"]
     assert request_line["request_id"] == "write-1"
     assert request_line["trace_id"] == trace.format_trace_id(server.context.trace_id)
+
+
+def test_a_callers_traceparent_makes_the_request_part_of_the_callers_trace(client, spans):
+    caller_trace, caller_span = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    response = client.get(
+        "/livez",
+        headers={"traceparent": f"00-{caller_trace}-{caller_span}-01", "X-Request-ID": "child-1"},
+    )
+    assert response.status_code == 200
+    [server] = spans.get_finished_spans()
+    assert server.kind == SpanKind.SERVER and server.attributes["http.request_id"] == "child-1"
+    assert trace.format_trace_id(server.context.trace_id) == caller_trace
+    assert trace.format_span_id(server.parent.span_id) == caller_span
 
 
 def test_a_request_for_an_unknown_host_is_refused_as_before_and_not_traced(client, spans, db):
