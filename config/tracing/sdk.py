@@ -1,9 +1,12 @@
-"""The OpenTelemetry side of config.tracing, imported only when tracing is on (and by its tests)."""
+"""The OpenTelemetry side of config.tracing, imported only when tracing is on (and by its tests):
+by config.wsgi, so that under gunicorn every module, the exporter's too, is loaded once in the
+master and a worker's post_fork only makes objects and a thread."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from opentelemetry import context, trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.instrumentation.django import DjangoInstrumentor
 from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
 from opentelemetry.instrumentation.redis import RedisInstrumentor
@@ -60,9 +63,6 @@ def tracer_provider(*processors: SpanProcessor) -> TracerProvider:
 def _exporter(name: str) -> SpanExporter:
     if name == "console":
         return ConsoleSpanExporter()
-    # Imported here: requests and protobuf are loaded only when spans go over the network.
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
     return OTLPSpanExporter()  # endpoint, headers, timeout: OTEL_EXPORTER_OTLP_* (the SDK's)
 
 

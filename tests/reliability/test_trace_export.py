@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import re
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -61,13 +62,16 @@ class OtlpReceiver:
                 for scope_spans in resource_spans.scope_spans:
                     self.spans.extend((resource, span) for span in scope_spans.spans)
 
+    def received(self) -> list[tuple[dict, Span]]:
+        with self.lock:
+            return list(self.spans)
+
     def wait_for(
         self, done: Callable[[list[tuple[dict, Span]]], bool], timeout: float = 20
     ) -> list[tuple[dict, Span]]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self.lock:
-                received = list(self.spans)
+            received = self.received()
             if done(received):
                 return received
             time.sleep(0.1)
@@ -98,29 +102,39 @@ def whole(spans: list[tuple[dict, Span]]) -> bool:
     return bool(servers) and {"postgresql", "redis"} <= systems
 
 
+def start_traced(start_server, receiver: OtlpReceiver, **env: str):
+    return start_server(
+        LOG_LEVEL="INFO",
+        OTEL_TRACES_EXPORTER="otlp",
+        OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url,
+        **env,
+    )
+
+
+def post_article(server, blog, token: str, request_id: str) -> None:
+    response = server.request(
+        "POST",
+        f"{API}/blogs/{blog.pk}/articles",
+        body={"title": "Exported"},
+        headers={"X-Access-Token": token, "X-Request-ID": request_id},
+    )
+    assert response.status == 201
+
+
 @pytest.mark.parametrize("preload", ["true", "false"], ids=["preloaded", "loaded-by-workers"])
 def test_gunicorn_workers_export_each_request_as_one_trace_over_otlp_http(
     start_server, blog, alice, token_for, preload
 ):
     token = token_for(alice)
     with OtlpReceiver() as receiver:
-        server = start_server(
-            GUNICORN_PRELOAD=preload,
-            LOG_LEVEL="INFO",
-            OTEL_TRACES_EXPORTER="otlp",
-            OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url,
-            OTEL_BSP_SCHEDULE_DELAY="100",
+        server = start_traced(
+            start_server, receiver, GUNICORN_PRELOAD=preload, OTEL_BSP_SCHEDULE_DELAY="100"
         )
-        response = server.request(
-            "POST",
-            f"{API}/blogs/{blog.pk}/articles",
-            body={"title": "Exported"},
-            headers={"X-Access-Token": token, "X-Request-ID": "exported-1"},
-        )
-        assert response.status == 201
+        post_article(server, blog, token, "exported-1")
         spans = of_request(
             receiver.wait_for(lambda r: whole(of_request(r, "exported-1"))), "exported-1"
         )
+        server.stop()  # while the receiver still answers the workers' last export
 
     [server_span] = [s for _, s in spans if s.kind == Span.SPAN_KIND_SERVER]
     assert server_span.name == "POST api/v1.2/blogs/<int:blog_id>/articles"
@@ -129,8 +143,25 @@ def test_gunicorn_workers_export_each_request_as_one_trace_over_otlp_http(
     statements = [attributes(s.attributes).get("db.statement", "") for _, s in spans]
     assert any(statement.startswith('INSERT INTO "articles_article"') for statement in statements)
 
-    time.sleep(0.3)
     [line] = [line for line in server.log().splitlines() if "request_id=exported-1" in line]
     assert re.search(
         rf"trace_id={server_span.trace_id.hex()} span_id={server_span.span_id.hex()}$", line
     )
+
+
+def test_a_worker_sends_the_spans_it_still_holds_when_it_stops(
+    start_server, blog, alice, token_for
+):
+    token = token_for(alice)
+    with OtlpReceiver() as receiver:
+        # Batches every minute: only the worker's exit can send the request's spans in time.
+        server = start_traced(start_server, receiver, OTEL_BSP_SCHEDULE_DELAY="60000")
+        post_article(server, blog, token, "held-1")
+        time.sleep(1)
+        assert of_request(receiver.received(), "held-1") == []
+        # A graceful stop, as systemd's or a restart's: the workers finish and exit.
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+        spans = of_request(receiver.wait_for(lambda r: whole(of_request(r, "held-1")), 5), "held-1")
+    assert {s.trace_id for _, s in spans} == {spans[0][1].trace_id}
+    assert "was sent SIGKILL" not in server.log()
