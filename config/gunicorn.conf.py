@@ -14,7 +14,12 @@ from pathlib import Path
 # gunicorn executes this file before it puts --chdir on sys.path; config.env lives beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from config import tracing
 from config.env import env_bool, env_int, env_str
+
+# Traces (OTEL_*): each worker makes its own exporting thread after the fork (post_fork), since a
+# thread does not survive one; config.wsgi only instruments (config/tracing).
+tracing.start_in_workers()
 
 bind = [env_str("BIND") or f"127.0.0.1:{env_int('PORT', 8000, minimum=1)}"]
 
@@ -95,3 +100,12 @@ def child_exit(server, worker) -> None:
     from config.metrics.multiprocess import worker_exited
 
     worker_exited(worker.pid)
+
+
+def post_fork(server, worker) -> None:
+    tracing.start()
+
+
+def worker_exit(server, worker) -> None:
+    # The spans still queued go out before the worker ends (a restart, max_requests, shutdown).
+    tracing.shutdown()

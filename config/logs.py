@@ -7,6 +7,8 @@ import logging
 import re
 from datetime import UTC, datetime
 
+from config.request_context import current_request
+
 # C0 and C1 control characters and the Unicode line separators: a client that gets a CR or LF
 # into a log line (a %0a in a path is decoded before it is logged) could forge the next line.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -20,18 +22,44 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+# What a record says about the request it was logged in (RequestContextFilter): its id, and its
+# trace and server span when the request is traced.
+CONTEXT_FIELDS = ("request_id", "trace_id", "span_id")
+
+
+class RequestContextFilter(logging.Filter):
+    """On the handler: gives each record the request being served (config.request_context),
+    None outside a request or without a trace. Never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = current_request.get()
+        record.request_id = request.request_id if request else None
+        record.trace_id = request.trace_id if request else None
+        record.span_id = request.span_id if request else None
+        return True
+
+
 class OneLineFormatter(logging.Formatter):
     """The message is escaped; a traceback, which the formatter appends after it, keeps its
-    lines (it is ours, not the client's)."""
+    lines (it is ours, not the client's). A record logged in a request ends with its
+    `request_id=` (unless the message already names it), then `trace_id=` and `span_id=` when
+    the request is traced: ids we made or checked, with nothing to escape."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
-        return one_line(super().formatMessage(record))
+        line = one_line(super().formatMessage(record))
+        for field in CONTEXT_FIELDS:
+            value = getattr(record, field, None)
+            if value is not None and f"{field}={value}" not in line:
+                line += f" {field}={value}"
+        return line
 
 
 class JsonFormatter(logging.Formatter):
     """LOG_FORMAT=json: one JSON object per record, for log shippers. A request's line
     (config.requests) carries its fields under "http": method, path, status, duration_ms,
-    request_id and user. JSON escapes every control character, so a record stays one line."""
+    request_id and user. Every record logged in a request has "request_id", and "trace_id" and
+    "span_id" when the request is traced. JSON escapes every control character, so a record
+    stays one line."""
 
     def format(self, record: logging.LogRecord) -> str:
         document = {
@@ -40,6 +68,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        for field in CONTEXT_FIELDS:
+            if (value := getattr(record, field, None)) is not None:
+                document[field] = value
         if (http := getattr(record, "http", None)) is not None:
             document["http"] = http
         if record.exc_info:

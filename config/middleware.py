@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from config.metrics.instruments import graphql_errors, soap_fault
 from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
+from config.request_context import RequestContext, current_request
 from soapcalc.faults import render_fault, sender_fault
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
 
@@ -47,6 +48,14 @@ class RequestIdMiddleware:
         # A client's id is kept only when it cannot inject anything into logs or headers.
         request_id = offered if _CLIENT_REQUEST_ID.fullmatch(offered) else secrets.token_hex(16)
         request.request_id = request_id
+        # Log lines and trace spans name the request until its own line is written.
+        token = current_request.set(RequestContext(request_id))
+        try:
+            return self._respond(request, request_id, started)
+        finally:
+            current_request.reset(token)
+
+    def _respond(self, request: HttpRequest, request_id: str, started: float) -> HttpResponse:
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
         duration_ms = (time.monotonic() - started) * 1000

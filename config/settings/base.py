@@ -452,11 +452,16 @@ LOGGING = {
         },
         "json": {"()": "config.logs.JsonFormatter"},
     },
-    "filters": {"soap_faults": {"()": "config.logs.SoapFaultsLoggedBySoap"}},
+    "filters": {
+        "soap_faults": {"()": "config.logs.SoapFaultsLoggedBySoap"},
+        # The request id (and trace) of the request a record was logged in.
+        "request_context": {"()": "config.logs.RequestContextFilter"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "json" if LOG_FORMAT == "json" else "line",
+            "filters": ["request_context"],
         }
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},

@@ -1,0 +1,23 @@
+"""The request being served, for whatever runs on its behalf in the same thread: every log line
+(config.logs.RequestContextFilter) and every trace span (config.tracing.sdk.RequestSpans) names
+it. RequestIdMiddleware sets it for the length of a request.
+
+A context variable rather than the request object: a log call or a database driver deep inside
+a service has no request to look at."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+
+@dataclass
+class RequestContext:
+    request_id: str
+    # The request's server span (its first span), when the request is traced and sampled: the
+    # request's log lines name it, the request line included, which is written after it ends.
+    trace_id: str | None = None
+    span_id: str | None = None
+
+
+current_request: ContextVar[RequestContext | None] = ContextVar("current_request", default=None)
