@@ -1,2 +1,2 @@
 from tests.support.fixtures import *  # noqa: F403
-from tests.support.webhooks import broker, receiver, start_celery, webhook_env  # noqa: F401
+from tests.support.webhook_fixtures import *  # noqa: F403

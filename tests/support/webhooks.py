@@ -8,6 +8,7 @@
 - `Receiver`: an HTTP server on 127.0.0.1 in a thread that records every request and answers from
   a script (500, 500, then 200; or a `Hold` that keeps the request open until released).
 
+Standard library only (the benchmark uses it too); the pytest fixtures are in webhook_fixtures.py.
 Every process is started with PR_SET_PDEATHSIG, so it dies with the test process even when that
 one is killed, and in its own session, so that stopping it never touches anything else.
 """
@@ -27,16 +28,12 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
-from django.db import connection
-
-from tests.support.fixtures import other_sessions
-from tests.support.servers import BASE_DIR, database_url, free_port
+from tests.support.servers import BASE_DIR, free_port
 
 REDIS_SERVER = shutil.which("redis-server")
 PR_SET_PDEATHSIG = 1
@@ -383,58 +380,3 @@ WEBHOOK_TEST_SETTINGS = {
     "WEBHOOK_RETRY_BASE_SECONDS": "1",
     "WEBHOOK_RELAY_SECONDS": "1",
 }
-
-
-@pytest.fixture
-def broker() -> Iterator[RedisServer]:
-    """An own redis-server as the Celery broker, that the test may stop and start again."""
-    if not RedisServer.available():
-        pytest.skip(
-            "needs redis-server (Debian package redis-server): the tests run a broker of their "
-            "own, on a free port, so that they can stop it"
-        )
-    with RedisServer() as server:
-        yield server
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as server:
-        yield server
-
-
-@pytest.fixture
-def webhook_env(broker) -> dict[str, str]:
-    """The environment of the service's processes in a webhook test: the own broker and
-    WEBHOOK_TEST_SETTINGS (pass it to start_server and start_celery)."""
-    return {"CELERY_BROKER_URL": broker.url(), **WEBHOOK_TEST_SETTINGS}
-
-
-@pytest.fixture
-def start_celery(
-    transactional_db, redis_url, webhook_env
-) -> Iterator[Callable[..., CeleryProcess]]:
-    """start_celery("worker" | "beat", *args, **env) -> a started Celery process on the test
-    database, the test's Redis (cache) and the own broker; all of them are killed at the end."""
-    started: list[CeleryProcess] = []
-
-    def start(kind: str = "worker", *args: str, **env: str) -> CeleryProcess:
-        if kind == "worker" and not any(arg.startswith("--concurrency") for arg in args):
-            args = ("--concurrency=2", *args)
-        environment = {
-            "DATABASE_URL": database_url(connection.settings_dict),
-            "REDIS_URL": redis_url,
-            **webhook_env,
-            **env,
-        }
-        process = CeleryProcess(env=environment, args=[kind, *args])
-        started.append(process)
-        return process.start()
-
-    yield start
-    for process in started:
-        process.kill()
-    # As start_server: the database is flushed next, once the workers' sessions have ended.
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and other_sessions():
-        time.sleep(0.1)
