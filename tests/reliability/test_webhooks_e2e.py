@@ -221,8 +221,10 @@ def test_a_thousand_writes_from_eight_clients_give_a_thousand_verified_events(
     start_server, start_celery, receiver, webhook_env, alice, blog, token_for
 ):
     server = start_server(**webhook_env)
-    start_celery("worker", "--concurrency=4")
-    start_celery("beat")
+    # A thousand deliveries queue up for a while: the relay must not take them for lost.
+    patient = {"WEBHOOK_REQUEUE_AFTER_SECONDS": "600"}
+    start_celery("worker", "--concurrency=4", **patient)
+    start_celery("beat", **patient)
     hook = subscribe(server, blog.pk, token_for(alice), receiver, events=["article.created"])
     clients, per_client = 8, 125
     tokens = [token_for(alice, name=f"client {n}") for n in range(clients)]

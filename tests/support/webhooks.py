@@ -374,9 +374,13 @@ class Receiver:
 
 
 # What the harness sets for every process of the service (gunicorn, worker, beat): loopback targets
-# allowed (the receiver is on 127.0.0.1), and retries and the relay in seconds, not minutes.
+# allowed (the receiver is on 127.0.0.1), and retries, the relay and the requeueing of a delivery
+# whose worker died in seconds, not minutes.
 WEBHOOK_TEST_SETTINGS = {
     "WEBHOOK_ALLOW_PRIVATE_TARGETS": "true",
     "WEBHOOK_RETRY_BASE_SECONDS": "1",
+    "WEBHOOK_RETRY_MAX_SECONDS": "4",
     "WEBHOOK_RELAY_SECONDS": "1",
+    "WEBHOOK_REQUEUE_AFTER_SECONDS": "10",
+    "CELERY_VISIBILITY_TIMEOUT_SECONDS": "30",
 }
