@@ -10,6 +10,7 @@ from django.db.models import Count, Max, Sum
 
 from articles.models import Article, Comment
 from blogs.models import Blog
+from webhooks.models import webhook_subscribers
 
 T = TypeVar("T")
 
@@ -48,7 +49,11 @@ def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
     if blog_id > MAX_ID:
         return None
     blog = (
-        Blog.objects.annotate(writer_is_author=Blog.authorship(writer)).filter(pk=blog_id).first()
+        Blog.objects.annotate(
+            writer_is_author=Blog.authorship(writer), webhooks_wanted=webhook_subscribers()
+        )
+        .filter(pk=blog_id)
+        .first()
     )
     if blog is not None:
         blog.remember_authorship(writer, blog.writer_is_author)
@@ -64,9 +69,13 @@ def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article 
     articles = Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id)
     if writer is None:
         return articles.first()
-    article = articles.annotate(writer_is_author=Blog.authorship(writer, "blog_id")).first()
+    article = articles.annotate(
+        writer_is_author=Blog.authorship(writer, "blog_id"),
+        webhooks_wanted=webhook_subscribers("blog_id"),
+    ).first()
     if article is not None:
         article.blog.remember_authorship(writer, article.writer_is_author)
+        article.blog.webhooks_wanted = article.webhooks_wanted
     return article
 
 

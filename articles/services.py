@@ -14,6 +14,7 @@ from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, Versio
 from articles.models import Article, Comment
 from blogs import representations
 from blogs.models import Blog
+from webhooks import events
 
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
@@ -79,6 +80,7 @@ def article_create(*, blog: Blog, title: str, content: str | None = None) -> Art
     article.full_clean(exclude=["blog"], validate_constraints=False)
     article.save(force_insert=True)
     representations.article_changed(article_id=article.pk, blog_id=blog.pk)
+    events.article_created(article=article)
     return article
 
 
@@ -100,6 +102,7 @@ def article_replace(
     )
     _blog_touch(blog_id=replaced.blog_id, at=now)
     representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
+    events.article_replaced(article=replaced)
     return replaced
 
 
@@ -110,6 +113,7 @@ def article_delete(*, article: Article, expected_version: int | None = None) -> 
     deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
     _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
     representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)
+    events.article_deleted(article=deleted)
     return deleted
 
 
@@ -145,6 +149,7 @@ def comment_create(*, article: Article, author, text: str) -> Comment:
     comment = Comment(article=current, author=author, text=text, created_at=now, updated_at=now)
     comment.full_clean(exclude=["article", "author"])
     comment.save(force_insert=True)
+    events.comment_created(comment=comment)
     return comment
 
 
@@ -155,4 +160,6 @@ def comment_delete(*, comment: Comment) -> bool:
     if Blog.objects.filter(articles__comments=comment, archived=True).exists():
         raise BlogArchived
     deleted, _ = Comment.objects.filter(pk=comment.pk).delete()
+    if deleted:
+        events.comment_deleted(comment=comment)
     return deleted > 0

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "articles",
     "graphapi",
     "soapcalc",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -325,6 +326,51 @@ SPECTACULAR_SETTINGS = {
 }
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
+
+# --- Webhooks (docs/webhooks.md) and Celery, which delivers them -----------------------------------
+# The origin integrators reach the service at: the links in a message's data start with it (its
+# host must be one of ALLOWED_HOSTS).
+WEBHOOK_PUBLIC_URL = (
+    env_str("WEBHOOK_PUBLIC_URL") or f"http://127.0.0.1:{env_str('PORT') or '8000'}"
+).rstrip("/")
+# Off in production: a target resolving to a loopback, private, link-local, multicast or reserved
+# address is refused (cloud metadata addresses always are). On for development and tests.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+WEBHOOK_RETRY_HOURS = env_int("WEBHOOK_RETRY_HOURS", 24, minimum=1)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=0)
+WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 4 * 3600, minimum=0)
+WEBHOOK_DISABLE_AFTER_HOURS = env_int("WEBHOOK_DISABLE_AFTER_HOURS", 72, minimum=1)
+WEBHOOK_RELAY_SECONDS = env_int("WEBHOOK_RELAY_SECONDS", 10, minimum=1)
+WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, minimum=1)
+
+# Redis in production (a database number of its own, not the cache's: a cache clear would empty
+# the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
+# which every process of this checkout shares (docs/decisions/webhooks-celery.md).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
+CELERY_BROKER_FOLDER = Path(env_str("CELERY_BROKER_FOLDER") or BASE_DIR / ".celery-broker")
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Redis: a message not acknowledged this long after a worker took it goes to another.
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 3600, minimum=1),
+    "socket_connect_timeout": 2,
+    # filesystem://: one folder both ways.
+    "data_folder_in": str(CELERY_BROKER_FOLDER),
+    "data_folder_out": str(CELERY_BROKER_FOLDER),
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+# One message at a time per process: a message waiting in a busy worker's buffer is one that an
+# idle worker could be sending.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)}
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME") or str(
+    BASE_DIR / ".celery-beat-schedule"
+)
 
 # "text" (one escaped line per record) or "json" (one JSON object per record, for log shippers).
 LOG_FORMAT = env_choice("LOG_FORMAT", "text", ("text", "json"))

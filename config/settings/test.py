@@ -7,6 +7,7 @@ import os
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
 from config.settings.base import *  # noqa: F403
+from config.env import env_str
 from config.settings.base import DATABASES, REDIS_URL
 
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
@@ -27,3 +28,11 @@ if not REDIS_URL:
     # Memory is enough for one process and keeps the suite fast; the database cache that
     # production uses without Redis is tested on real gunicorn servers (tests/reliability).
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# No broker server in the unit tests: what the services hand over after a commit stays in this
+# process (the tests call the delivery task's function themselves); the worker and broker are
+# tested as real processes in tests/reliability.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "memory://"
+# The receivers of the tests listen on 127.0.0.1; the refusal is tested with this off.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = True
+# The links of a message are the test client's ("http://testserver/...").
+WEBHOOK_PUBLIC_URL = "http://testserver"

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+from django.conf import settings
+
+
+class WebhooksConfig(AppConfig):
+    name = "webhooks"
+    verbose_name = "Webhooks"
+
+    def ready(self) -> None:
+        # The serverless broker of `make run` keeps its messages in a folder that must exist
+        # before a web process publishes or a worker reads.
+        if settings.CELERY_BROKER_URL.startswith("filesystem://"):
+            settings.CELERY_BROKER_FOLDER.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,90 @@
+"""The transactional outbox: what the writes of the other apps call to announce a change.
+
+`announce` runs inside the write's transaction: the event and one delivery row per active
+subscription that wants it are written with the change, or not at all when it rolls back. Only
+after the commit are the deliveries handed to the broker; the relay (tasks.relay) hands over any
+that never got there.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from blogs.models import Blog
+from webhooks.models import Delivery, Event, Subscription
+
+
+def public_request() -> HttpRequest:
+    """A request on WEBHOOK_PUBLIC_URL, the service's origin as integrators reach it: the links of
+    a message's data are built from it as the API builds them from the request it answers."""
+    parts = urlsplit(settings.WEBHOOK_PUBLIC_URL)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return WSGIRequest(
+        {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": "/",
+            "SERVER_NAME": parts.hostname,
+            "SERVER_PORT": str(port),
+            "HTTP_HOST": parts.netloc,
+            "wsgi.url_scheme": parts.scheme,
+            "wsgi.input": io.BytesIO(b""),
+        }
+    )
+
+
+def announce(
+    *, blog: Blog, event_type: str, data: Callable[[HttpRequest], dict[str, Any]]
+) -> Event | None:
+    """Record `event_type` for the blog's subscriptions that want it, in the caller's transaction.
+
+    `data(request)` builds the resource's HAL representation; it is called only when someone
+    subscribed. A blog read with `webhooks_wanted` (models.webhook_subscribers, as the REST
+    writes read it) and without subscriptions costs no query at all; otherwise one."""
+    if getattr(blog, "webhooks_wanted", None) is False:
+        return None
+    blog_id = blog.pk
+    subscriptions = Subscription.objects.filter(blog_id=blog_id).wanting(event_type)
+    if not subscriptions:
+        return None
+    now = timezone.now()
+    event = Event.objects.create(
+        blog_id=blog_id,
+        type=event_type,
+        created_at=now,
+        body={
+            "type": event_type,
+            "timestamp": now.isoformat().replace("+00:00", "Z"),
+            "data": data(public_request()),
+        },
+    )
+    retry_until = now + timedelta(hours=settings.WEBHOOK_RETRY_HOURS)
+    deliveries = Delivery.objects.bulk_create(
+        Delivery(
+            event=event,
+            subscription=subscription,
+            created_at=now,
+            next_attempt_at=now,
+            retry_until=retry_until,
+        )
+        for subscription in subscriptions
+    )
+    ids = [delivery.pk for delivery in deliveries]
+    transaction.on_commit(lambda: hand_over(ids))
+    return event
+
+
+def hand_over(delivery_ids: list[int], *, countdown: float = 0) -> None:
+    # Imported here: tasks imports the Celery app, which the models must not need.
+    from webhooks.tasks import enqueue
+
+    enqueue(delivery_ids, countdown=countdown)

@@ -1,0 +1,41 @@
+"""Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme").
+
+A secret is `whsec_` + the base64 of random bytes; the HMAC-SHA256 key is those bytes. The
+signed content is `{webhook-id}.{webhook-timestamp}.{body}`; the header is a space-separated list
+of `v1,<base64 signature>`, one per secret in use (two during a rotation).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+
+SECRET_PREFIX = "whsec_"
+# The specification asks for between 24 and 64 bytes.
+SECRET_BYTES = 32
+
+
+def secret_generate() -> str:
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
+
+
+def _key(secret: str) -> bytes:
+    return base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+
+
+def signature(secret: str, *, message_id: str, timestamp: int, body: bytes) -> str:
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    digest = hmac.new(_key(secret), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def signature_header(
+    secrets_in_use: Iterable[str], *, message_id: str, timestamp: int, body: bytes
+) -> str:
+    return " ".join(
+        signature(secret, message_id=message_id, timestamp=timestamp, body=body)
+        for secret in secrets_in_use
+    )
