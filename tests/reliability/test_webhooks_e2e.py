@@ -193,7 +193,7 @@ def test_writes_that_roll_back_send_nothing(stack, receiver, blog, alice):
     refused = server.request(
         "POST", f"{API}/blogs/{blog.pk}/articles", body={"title": ""}, headers=write_headers(token)
     )
-    assert refused.status == 400
+    assert refused.status == 422
     with pytest.raises(RuntimeError), transaction.atomic():
         article_services.article_create(blog=blog, title="rolled back")
         raise RuntimeError("the transaction fails after the write")

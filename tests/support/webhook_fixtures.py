@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 
 import pytest
 from django.db import connection
 
-from tests.support.fixtures import other_sessions
 from tests.support.servers import database_url
 from tests.support.webhooks import WEBHOOK_TEST_SETTINGS, CeleryProcess, Receiver, RedisServer
 
@@ -40,7 +38,7 @@ def webhook_env(broker) -> dict[str, str]:
 
 @pytest.fixture
 def start_celery(
-    transactional_db, redis_url, webhook_env
+    start_server, redis_url, webhook_env
 ) -> Iterator[Callable[..., CeleryProcess]]:
     """start_celery("worker" | "beat", *args, **env) -> a started Celery process on the test
     database, the test's Redis (cache) and the own broker; all of them are killed at the end."""
@@ -60,9 +58,7 @@ def start_celery(
         return process.start()
 
     yield start
+    # Torn down before start_server (which it depends on for that), whose teardown then waits
+    # until every session of the servers and of these processes has ended.
     for process in started:
         process.kill()
-    # As start_server: the database is flushed next, once the workers' sessions have ended.
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and other_sessions():
-        time.sleep(0.1)
