@@ -60,6 +60,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         "Request in progress",
         "A request with the same Idempotency-Key is still being processed; retry later.",
     ),
+    "not-redeliverable": ProblemType(
+        409,
+        "Not redeliverable",
+        "Only a failed delivery of an active webhook can be sent again: this one is pending,"
+        " succeeded, or its webhook is disabled.",
+    ),
     "gone": ProblemType(410, "Gone", "The article existed and was deleted; it stays gone."),
     "precondition-failed": ProblemType(
         412,

@@ -30,7 +30,10 @@ def article_deleted(*, article: Article) -> None:
     def data(request: HttpRequest) -> dict[str, Any]:
         links = deleted_article_links(request, article)["_links"]
         own = api_url(request, "article", blog_id=article.blog_id, article_id=article.pk)
-        return {"id": article.pk, "_links": {"curies": links.pop("curies"), "self": link(own), **links}}
+        return {
+            "id": article.pk,
+            "_links": {"curies": links.pop("curies"), "self": link(own), **links},
+        }
 
     announce(blog=article.blog, event_type="article.deleted", data=data)
 

@@ -98,7 +98,11 @@ class Subscription(models.Model):
         """The secrets a message is signed with at `at`: the current one, and during the 24 hours
         after a rotation the previous one too (Standard Webhooks: several signatures)."""
         result = [self.secret]
-        if self.previous_secret and self.previous_secret_expires_at and at < self.previous_secret_expires_at:
+        if (
+            self.previous_secret
+            and self.previous_secret_expires_at
+            and at < self.previous_secret_expires_at
+        ):
             result.append(self.previous_secret)
         return result
 

@@ -24,7 +24,9 @@ def delivery_page(*, subscription: Subscription, page_index: int, page_size: int
     items = (
         list(
             rows.select_related("event")
-            .prefetch_related(Prefetch("attempts", queryset=Attempt.objects.order_by("started_at", "id")))
+            .prefetch_related(
+                Prefetch("attempts", queryset=Attempt.objects.order_by("started_at", "id"))
+            )
             .order_by("-created_at", "-id")[start : start + page_size]
         )
         if start < total

@@ -161,7 +161,7 @@ def backoff_seconds(attempt_count: int) -> float:
         settings.WEBHOOK_RETRY_MAX_SECONDS,
         settings.WEBHOOK_RETRY_BASE_SECONDS * 2 ** max(attempt_count - 1, 0),
     )
-    return random.uniform(delay / 2, delay)  # noqa: S311 (jitter, not a secret)
+    return random.uniform(delay / 2, delay)
 
 
 def delivery_attempt(*, delivery_id: int) -> Attempt | None:
@@ -265,7 +265,9 @@ def _subscription_health(subscription: Subscription, attempt: Attempt, now: date
 @transaction.atomic
 def delivery_redeliver(*, delivery: Delivery) -> Delivery:
     """Send a failed delivery again, with the same webhook-id and a new retry period."""
-    current = Delivery.objects.select_for_update().select_related("subscription").get(pk=delivery.pk)
+    current = (
+        Delivery.objects.select_for_update().select_related("subscription").get(pk=delivery.pk)
+    )
     if current.status != Delivery.Status.FAILED:
         raise DeliveryNotFailed
     if not current.subscription.active:
@@ -299,5 +301,3 @@ def deliveries_to_relay(*, limit: int = 500) -> list[int]:
         .order_by("next_attempt_at")
         .values_list("pk", flat=True)[:limit]
     )
-
-

@@ -13,7 +13,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 
-SECRET_PREFIX = "whsec_"
+SECRET_PREFIX = "whsec_"  # noqa: S105 (the prefix, not a secret)
 # The specification asks for between 24 and 64 bytes.
 SECRET_BYTES = 32
 

@@ -29,16 +29,27 @@ def enqueue(delivery_ids: list[int], *, countdown: float = 0) -> int:
     """Publish a task per delivery; how many reached the broker. Never raises: a broker that is
     down leaves the rows pending, and the relay hands them over once it is back."""
     sent: list[int] = []
-    for delivery_id in delivery_ids:
-        try:
-            # No publish retries: this runs right after a request's commit, which must not wait.
-            deliver.apply_async((delivery_id,), countdown=countdown or None, retry=False)
-        except Exception as error:  # noqa: BLE001 (any broker failure: the relay retries)
-            logger.warning(
-                "webhook deliveries left for the relay, the broker refused them: %s", error
+    if not delivery_ids:
+        return 0
+    # No retries, of the message or of the connection (kombu's default_channel would otherwise
+    # retry connecting for seconds): this runs right after a request's commit, which must not
+    # wait for a broker that is down. The connection is this call's own, so that the worker's
+    # connections keep their patient defaults.
+    connection = app.connection_for_write(transport_options={"max_retries": 0})
+    try:
+        for delivery_id in delivery_ids:
+            deliver.apply_async(
+                (delivery_id,), countdown=countdown or None, retry=False, connection=connection
             )
-            break
-        sent.append(delivery_id)
+            sent.append(delivery_id)
+    except Exception as error:  # any broker failure: the relay hands the rest over later
+        logger.warning(
+            "%d webhook deliveries left for the relay, the broker refused them: %s",
+            len(delivery_ids) - len(sent),
+            error,
+        )
+    finally:
+        connection.release()
     if sent:
         services.deliveries_mark_enqueued(delivery_ids=sent)
     return len(sent)

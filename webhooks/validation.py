@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 
 from webhooks.models import ALL_EVENTS, EVENT_TYPES, URL_MAX_LENGTH
 
-_NOT_IN_URL = frozenset(" \t\r\n\\<>\"{}|^`")
+_NOT_IN_URL = frozenset(' \t\r\n\\<>"{}|^`')
 
 
 def validate_target_url(url: Any) -> str:
@@ -39,8 +39,10 @@ def validate_target_url(url: Any) -> str:
 
 def validate_events(events: Any) -> list[str]:
     if not isinstance(events, list) or not events:
-        raise ValidationError({"events": ["Must be a non-empty list of event types, or [\"*\"]."]})
-    unknown = [e for e in events if not isinstance(e, str) or (e not in EVENT_TYPES and e != ALL_EVENTS)]
+        raise ValidationError({"events": ['Must be a non-empty list of event types, or ["*"].']})
+    unknown = [
+        e for e in events if not isinstance(e, str) or (e not in EVENT_TYPES and e != ALL_EVENTS)
+    ]
     if unknown:
         raise ValidationError(
             {

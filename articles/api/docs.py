@@ -50,12 +50,25 @@ _ARTICLE = (
 )
 _BLOG = (
     '{"id": 1, "title": "...", "description": "...", '
-    '"_links": {"curies", "self", "doc:articles", "alternate" (the Atom feed, with its type)}}'
+    '"_links": {"curies", "self", "doc:articles", "alternate" (the Atom feed, with its type), '
+    '"doc:webhooks"}}'
 )
 _COMMENT = (
     '{"id": 3, "author": "alice", "text": "...", "_links": {"curies", "self", "doc:article"}}'
 )
 _NEEDS_TOKEN = "Needs X-Access-Token."  # noqa: S105 (a sentence, not a secret)
+_AUTHORS_ONLY = "Needs X-Access-Token of an author of the blog (401 without, 403 for others)."
+_WEBHOOK = (
+    '{"id": 4, "url": "https://...", "events": ["article.created"] or ["*"], "active": true, '
+    '"disabledReason": null or why, "disabledAt", "createdAt", "previousSecretExpiresAt", '
+    '"_links": {"curies", "self", "doc:blog", "doc:deliveries", "doc:rotateSecret"}}'
+)
+_DELIVERY = (
+    '{"id": 9, "eventId": "evt_...", "eventType": "article.created", "status": "pending" | '
+    '"succeeded" | "failed", "attemptCount", "nextAttemptAt", "retryUntil", "completedAt", '
+    '"lastError", "attempts": [{"at", "succeeded", "statusCode", "durationMs", "response", '
+    '"error"}], "_links": {"curies", "self", "doc:webhook", "doc:redeliver" (when failed)}}'
+)
 
 RELATIONS: dict[str, Relation] = {
     "blogs": Relation(
@@ -123,6 +136,56 @@ RELATIONS: dict[str, Relation] = {
             Operation("GET", "The comment.", "", _COMMENT),
             Operation(
                 "DELETE", f"By the comment's author or an author of the blog (204). {_NEEDS_TOKEN}"
+            ),
+        ),
+    ),
+    "webhooks": Relation(
+        "Webhooks",
+        "A blog's webhooks, paged, oldest first. Templated: {?pageIndex,pageSize}. "
+        + _AUTHORS_ONLY
+        + " docs/webhooks.md describes the messages and how to verify their signatures.",
+        (
+            Operation("GET", "A page of webhooks.", "", _PAGE.replace("{total}", "totalWebhooks")),
+            Operation(
+                "POST",
+                "Subscribe (201, Location); the answer carries the signing secret, shown once.",
+                '{"url": "https://...", "events": ["article.created", ...] or ["*"], '
+                '"active": true (optional)}',
+                _WEBHOOK.replace('"id": 4,', '"id": 4, "secret": "whsec_...",'),
+            ),
+        ),
+    ),
+    "webhook": Relation(
+        "Webhook",
+        "One webhook subscription. " + _AUTHORS_ONLY,
+        (
+            Operation("GET", "The webhook (never its secret).", "", _WEBHOOK),
+            Operation("PATCH", "Change url, events or active.", '{"active": true}', _WEBHOOK),
+            Operation("DELETE", "Delete it and its deliveries (204)."),
+        ),
+    ),
+    "rotateSecret": Relation(
+        "Rotate the secret",
+        "A new signing secret, shown once; the previous one signs too for 24 hours. "
+        + _AUTHORS_ONLY,
+        (Operation("POST", "Rotate (200, with the new secret).", "", _WEBHOOK),),
+    ),
+    "deliveries": Relation(
+        "Deliveries",
+        "A webhook's deliveries, newest first, with every attempt. Templated:"
+        " {?pageIndex,pageSize}. " + _AUTHORS_ONLY,
+        (
+            Operation(
+                "GET", "A page of deliveries.", "", _PAGE.replace("{total}", "totalDeliveries")
+            ),
+        ),
+    ),
+    "redeliver": Relation(
+        "Redeliver",
+        "Send a failed delivery again, with the same webhook-id. " + _AUTHORS_ONLY,
+        (
+            Operation(
+                "POST", "202 with the delivery, pending again; 409 unless it failed.", "", _DELIVERY
             ),
         ),
     ),

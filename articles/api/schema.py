@@ -148,8 +148,9 @@ COMPONENTS: dict[str, Any] = {
             "title": {"type": "string"},
             "description": {"type": "string"},
             "_links": {
-                **_links("self", "doc:articles", "alternate"),
-                "description": "`alternate` is the blog's Atom feed (`type` says so).",
+                **_links("self", "doc:articles", "alternate", "doc:webhooks"),
+                "description": "`alternate` is the blog's Atom feed (`type` says so);"
+                " `doc:webhooks` its webhooks, for its authors (with their token).",
             },
         },
     },
@@ -354,6 +355,8 @@ def write(
 
 class AccessTokenScheme(OpenApiAuthenticationExtension):
     target_class = "articles.api.authentication.AccessTokenAuthentication"
+    # The webhooks' views read the same token on every method (webhooks.api.views).
+    match_subclasses = True
     name = "accessToken"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

@@ -87,6 +87,10 @@ def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
     }
 
 
+def _blog_webhooks(request: HttpRequest, blog: Blog) -> Link:
+    return templated_link(page_template(api_url(request, "webhooks", blog_id=blog.pk)))
+
+
 def _article_self(request: HttpRequest, article: Article) -> Link:
     return link(api_url(request, "article", blog_id=article.blog_id, article_id=article.pk))
 
@@ -123,7 +127,12 @@ class BlogSerializer(serializers.Serializer):
     title = serializers.CharField(read_only=True)
     description = serializers.CharField(read_only=True)
     _links = LinksField(
-        {"self": _blog_self, "doc:articles": _blog_articles, "alternate": _blog_feed}
+        {
+            "self": _blog_self,
+            "doc:articles": _blog_articles,
+            "alternate": _blog_feed,
+            "doc:webhooks": _blog_webhooks,
+        }
     )
 
 

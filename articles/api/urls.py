@@ -10,6 +10,7 @@ from articles.api.feeds import BlogFeedView
 from articles.api.views.articles import ArticleListView, ArticleView
 from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
+from webhooks.api.urls import urlpatterns as webhook_urlpatterns
 
 app_name = "api"
 
@@ -26,3 +27,5 @@ urlpatterns = [
     path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),
     path(f"{_ARTICLE}/comments/<int:comment_id>", CommentView.as_view(), name="comment"),
 ]
+# A blog's webhooks (webhooks.api): the same API, prefix and link names.
+urlpatterns += webhook_urlpatterns

@@ -315,11 +315,16 @@ SPECTACULAR_SETTINGS = {
         {"name": "blogs", "description": "Blogs, read-only (editors manage them in the admin)."},
         {"name": "articles", "description": "A blog's articles: pages, reads and token writes."},
         {"name": "comments", "description": "An article's comments."},
+        {
+            "name": "webhooks",
+            "description": "A blog's webhooks, managed by its authors, and their deliveries.",
+        },
     ],
     "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "articles.api.schema.add_hal_components",
+        "webhooks.api.schema.add_webhook_components",
         "articles.api.schema.public_operations_say_so",
         "articles.api.schema.servers_from_request",
     ],
@@ -327,7 +332,7 @@ SPECTACULAR_SETTINGS = {
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 
-# --- Webhooks (docs/webhooks.md) and Celery, which delivers them -----------------------------------
+# --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
 # The origin integrators reach the service at: the links in a message's data start with it (its
 # host must be one of ALLOWED_HOSTS).
 WEBHOOK_PUBLIC_URL = (

@@ -84,6 +84,12 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/articles/{article_id}",
         "/blogs/{blog_id}/articles/{article_id}/comments",
         "/blogs/{blog_id}/articles/{article_id}/comments/{comment_id}",
+        "/blogs/{blog_id}/webhooks",
+        "/blogs/{blog_id}/webhooks/{webhook_id}",
+        "/blogs/{blog_id}/webhooks/{webhook_id}/rotate-secret",
+        "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries",
+        "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}",
+        "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
     }
 
 
@@ -183,7 +189,14 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     assert pages == 5
     assert titles == [f"Walk {n}" for n in range(23)]
     assert page["totalArticles"] == len(titles)
-    assert seen_rels == {"doc:blogs", "doc:blog", "doc:articles", "doc:comments", "doc:article"}
+    assert seen_rels == {
+        "doc:blogs",
+        "doc:blog",
+        "doc:articles",
+        "doc:comments",
+        "doc:article",
+        "doc:webhooks",
+    }
 
 
 def test_options_on_the_swagger_ui_page_answers_its_methods(client):

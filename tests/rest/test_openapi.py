@@ -26,6 +26,8 @@ from articles.api.views import blogs as blog_views
 from articles.api.views import comments as comment_views
 from blogs import services as blog_services
 from blogs.models import Blog
+from webhooks import services as webhook_services
+from webhooks.models import Delivery
 
 PROBLEM = "application/problem+json"
 HTTP_METHODS = {"get", "put", "post", "delete", "patch"}
@@ -70,6 +72,15 @@ OPERATION_IDS = [
     "comment_create",
     "comment_read",
     "comment_delete",
+    "webhooks_list",
+    "webhook_create",
+    "webhook_read",
+    "webhook_update",
+    "webhook_delete",
+    "webhook_rotate_secret",
+    "webhook_deliveries_list",
+    "webhook_delivery_read",
+    "webhook_redeliver",
 ]
 
 
@@ -105,7 +116,9 @@ def test_reads_say_they_need_no_token_and_writes_name_the_token(document):
     scheme = document["components"]["securitySchemes"]["accessToken"]
     assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "header", "X-Access-Token")
     for method, path, operation in operations(document):
-        expected = [] if method == "get" else [{"accessToken": []}]
+        # A blog's webhooks are its authors' business: reading them needs the token too.
+        public = method == "get" and "/webhooks" not in path
+        expected = [] if public else [{"accessToken": []}]
         assert operation["security"] == expected, (method, path)
 
 
@@ -152,9 +165,14 @@ class World:
 
     def place(self, name: str) -> dict[str, int]:
         if name == "missing":
-            return {"blog_id": 999_999, "article_id": 999_999, "comment_id": 999_999}
+            return dict.fromkeys(
+                ("blog_id", "article_id", "comment_id", "webhook_id", "delivery_id"), 999_999
+            )
         blog = Blog.objects.create(title="Alice's blog", description="Notes")
         blog.authors.add(self.author)
+        webhook, _ = webhook_services.subscription_create(
+            blog=blog, url="https://hooks.example/in", events=["*"]
+        )
         article = article_services.article_create(blog=blog, title="Post", content="Text")
         comment = article_services.comment_create(article=article, author=self.author, text="Hi")
         if name == "deleted":
@@ -164,8 +182,18 @@ class World:
         elif name == "archived":
             blog_services.blog_archive(blog=blog)
         else:
-            assert name == "live", name
-        return {"blog_id": blog.pk, "article_id": article.pk, "comment_id": comment.pk}
+            assert name in ("live", "delivered"), name
+        # The article's creation made a delivery to the webhook: failed, or succeeded.
+        delivery = Delivery.objects.filter(subscription=webhook).earliest("id")
+        delivery.status = "succeeded" if name == "delivered" else "failed"
+        delivery.save()
+        return {
+            "blog_id": blog.pk,
+            "article_id": article.pk,
+            "comment_id": comment.pk,
+            "webhook_id": webhook.pk,
+            "delivery_id": delivery.pk,
+        }
 
 
 @pytest.fixture
@@ -177,6 +205,8 @@ BODIES = {
     "article_create": {"title": "New", "content": "Body"},
     "article_replace": {"title": "Replaced"},
     "comment_create": {"text": "Well said"},
+    "webhook_create": {"url": "https://hooks.example/new", "events": ["article.created"]},
+    "webhook_update": {"active": False},
 }
 
 
@@ -191,7 +221,7 @@ def send(
     method, path, operation = operation_by_id(document, operation_id)
     url = urlsplit(document["servers"][0]["url"]).path + path.format(**world.place(place))
     headers: dict[str, str] = {}
-    if method != "get":
+    if method != "get" or operation["security"]:
         headers["X-Access-Token"] = world.tokens["alice"]
     payload: Any = BODIES.get(operation_id)
     content_type = "application/json"
@@ -212,6 +242,8 @@ def send(
         payload = "{not json"
     elif change == "missing-field":
         payload = {}
+    elif change == "invalid-field":
+        payload = {"url": "ftp://hooks.example/in"}
     elif change == "text-body":
         payload, content_type = "title=New", "text/plain"
     elif change == "too-large":
@@ -313,6 +345,53 @@ SCENARIOS = [
     ("comment_delete", 404, "missing"),
     ("comment_delete", 409, "archived"),
     ("comment_delete", 410, "deleted"),
+    ("webhooks_list", 200, "live"),
+    ("webhooks_list", 400, "live:bad-page"),
+    ("webhooks_list", 401, "live:no-token"),
+    ("webhooks_list", 403, "live:bob"),
+    ("webhooks_list", 404, "missing"),
+    ("webhook_create", 201, "live"),
+    ("webhook_create", 400, "live:malformed-json"),
+    ("webhook_create", 401, "live:no-token"),
+    ("webhook_create", 403, "live:bob"),
+    ("webhook_create", 404, "missing"),
+    ("webhook_create", 413, "live:too-large"),
+    ("webhook_create", 415, "live:text-body"),
+    ("webhook_create", 422, "live:missing-field"),
+    ("webhook_read", 200, "live"),
+    ("webhook_read", 401, "live:no-token"),
+    ("webhook_read", 403, "live:bob"),
+    ("webhook_read", 404, "missing"),
+    ("webhook_update", 200, "live"),
+    ("webhook_update", 400, "live:malformed-json"),
+    ("webhook_update", 401, "live:no-token"),
+    ("webhook_update", 403, "live:bob"),
+    ("webhook_update", 404, "missing"),
+    ("webhook_update", 413, "live:too-large"),
+    ("webhook_update", 415, "live:text-body"),
+    ("webhook_update", 422, "live:invalid-field"),
+    ("webhook_delete", 204, "live"),
+    ("webhook_delete", 401, "live:no-token"),
+    ("webhook_delete", 403, "live:bob"),
+    ("webhook_delete", 404, "missing"),
+    ("webhook_rotate_secret", 200, "live"),
+    ("webhook_rotate_secret", 401, "live:no-token"),
+    ("webhook_rotate_secret", 403, "live:bob"),
+    ("webhook_rotate_secret", 404, "missing"),
+    ("webhook_deliveries_list", 200, "live"),
+    ("webhook_deliveries_list", 400, "live:bad-page"),
+    ("webhook_deliveries_list", 401, "live:no-token"),
+    ("webhook_deliveries_list", 403, "live:bob"),
+    ("webhook_deliveries_list", 404, "missing"),
+    ("webhook_delivery_read", 200, "live"),
+    ("webhook_delivery_read", 401, "live:no-token"),
+    ("webhook_delivery_read", 403, "live:bob"),
+    ("webhook_delivery_read", 404, "missing"),
+    ("webhook_redeliver", 202, "live"),
+    ("webhook_redeliver", 401, "live:no-token"),
+    ("webhook_redeliver", 403, "live:bob"),
+    ("webhook_redeliver", 404, "missing"),
+    ("webhook_redeliver", 409, "delivered"),
 ]
 # What any operation answers.
 ANY_OPERATION = [

@@ -51,6 +51,10 @@ def test_blog_has_its_fields_and_a_templated_articles_link(api, blog):
                 "type": "application/atom+xml",
                 "title": "Alice's blog (Atom feed)",
             },
+            "doc:webhooks": {
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/webhooks{{?pageIndex,pageSize}}",
+                "templated": True,
+            },
         },
     }
 

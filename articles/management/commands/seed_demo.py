@@ -60,6 +60,11 @@ class Command(OperatorCommand):
                 content_type__app_label__in=["articles", "blogs"],
                 codename__regex=r"^(add|change|delete|view)_(article|comment|blog|accesstoken)$",
             ),
+            # Every blog's webhooks and their deliveries (docs/webhooks.md).
+            *Permission.objects.filter(
+                content_type__app_label="webhooks",
+                codename__regex=r"^(add|change|delete|view)_(subscription|delivery)$",
+            ),
             # To pick the user a token is issued to (the admin's autocomplete).
             Permission.objects.get(content_type__app_label="auth", codename="view_user"),
         )

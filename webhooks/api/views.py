@@ -1,0 +1,296 @@
+"""A blog's webhooks: its authors list, create, change, delete them, rotate a secret, and read
+and redeliver their deliveries. Every method needs the token, reads too: a subscription's URL and
+its deliveries' answers are its authors' business."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles.api.authentication import AccessTokenAuthentication
+from articles.api.base import ApiView, get_blog_to_write, json_object
+from articles.api.links import api_url
+from articles.api.pagination import page_body, page_params
+from articles.api.problems import UnprocessableContent
+from articles.api.schema import (
+    ANY_OPERATION,
+    ANY_WRITE,
+    PAGE_PARAMETERS,
+    WITH_BODY,
+    problems,
+    ref,
+)
+from blogs.models import Blog
+from webhooks import selectors, services
+from webhooks.api.serializers import (
+    SubscriptionInputSerializer,
+    delivery_representation,
+    webhook_representation,
+)
+from webhooks.models import Delivery, Subscription
+
+TAG = "webhooks"
+
+
+class TokenOnEveryMethod(AccessTokenAuthentication):
+    def authenticate(self, request: Request) -> Any:
+        return self.authenticate_token(request)
+
+
+class NeedsToken(BasePermission):
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return request.auth is not None
+
+
+class RedeliveryRefused(exceptions.APIException):
+    status_code = 409
+    slug = "not-redeliverable"
+
+
+def _operation(
+    operation_id: str,
+    summary: str,
+    description: str,
+    *,
+    request: Any = None,
+    responses: dict,
+    errors: tuple[int, ...] = (),
+    parameters: list | None = None,
+    write: bool = True,
+) -> Any:
+    """Every webhook operation needs the token (401) and authorship of the blog (403)."""
+    statuses = (*ANY_OPERATION, 401, 403, 404, *errors)
+    if write:
+        statuses += ANY_WRITE
+    if request is not None:
+        statuses += WITH_BODY
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        tags=[TAG],
+        request=request,
+        parameters=parameters or [],
+        responses={**responses, **problems(*statuses)},
+    )
+
+
+class WebhookApiView(ApiView):
+    authentication_classes = [TokenOnEveryMethod]
+    permission_classes = [NeedsToken]
+
+    def blog(self, request: Request, blog_id: int) -> Blog:
+        blog = get_blog_to_write(request, blog_id)
+        if not blog.is_author(request.user):
+            raise exceptions.PermissionDenied("Only the blog's authors manage its webhooks.")
+        return blog
+
+    def subscription(self, request: Request, blog_id: int, webhook_id: int) -> Subscription:
+        blog = self.blog(request, blog_id)
+        subscription = get_object_or_404(Subscription, pk=webhook_id, blog_id=blog.pk)
+        subscription.blog = blog
+        return subscription
+
+
+def _input(request: Request, *, partial: bool) -> dict[str, Any]:
+    serializer = SubscriptionInputSerializer(data=json_object(request), partial=partial)
+    if not serializer.is_valid():
+        raise UnprocessableContent(serializer.errors)
+    return dict(serializer.validated_data)
+
+
+def _invalid(error: ValidationError) -> UnprocessableContent:
+    return UnprocessableContent(error.message_dict)
+
+
+class WebhookListView(WebhookApiView):
+    @_operation(
+        "webhooks_list",
+        "A page of a blog's webhooks",
+        "The blog's webhook subscriptions, a page at a time, oldest first. Only the blog's"
+        " authors see them (403 for anyone else); the token is needed for this read too.",
+        responses={200: ref("WebhookPage")},
+        errors=(),
+        parameters=PAGE_PARAMETERS,
+        write=False,
+    )
+    def get(self, request: Request, blog_id: int) -> Response:
+        page_index, page_size = page_params(request)
+        blog = self.blog(request, blog_id)
+        page = selectors.subscription_page(
+            blog_id=blog.pk, page_index=page_index, page_size=page_size
+        )
+        embedded = [webhook_representation(request, s) for s in page.items]
+        body = page_body(
+            request,
+            collection_url=api_url(request, "webhooks", blog_id=blog.pk),
+            page=page,
+            total_name="totalWebhooks",
+            embedded=embedded,
+            item_title=lambda member: member["url"],
+        )
+        return Response(body)
+
+    @_operation(
+        "webhook_create",
+        "Subscribe to a blog's events",
+        "Creates a webhook: `url` (http or https) receives a signed POST for each event in"
+        " `events` (`article.created`, `article.replaced`, `article.deleted`, `comment.created`,"
+        " `comment.deleted`, or `*` for all). Answers 201 with `Location` and the signing"
+        " `secret` (`whsec_...`), which is shown this once. docs/webhooks.md says how to verify.",
+        request=SubscriptionInputSerializer,
+        responses={201: ref("WebhookWithSecret")},
+    )
+    def post(self, request: Request, blog_id: int) -> Response:
+        blog = self.blog(request, blog_id)
+        values = _input(request, partial=False)
+        try:
+            subscription, secret = services.subscription_create(
+                blog=blog, created_by=request.user, **values
+            )
+        except ValidationError as error:
+            raise _invalid(error) from None
+        data = webhook_representation(request, subscription, secret=secret)
+        response = Response(data, status=201)
+        response["Location"] = data["_links"]["self"]["href"]
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class WebhookView(WebhookApiView):
+    @_operation(
+        "webhook_read",
+        "A webhook",
+        "The subscription: its URL, events, whether it is active and, when the service turned"
+        " it off, why (`disabledReason`). The secret is never shown again.",
+        responses={200: ref("Webhook")},
+        write=False,
+    )
+    def get(self, request: Request, blog_id: int, webhook_id: int) -> Response:
+        subscription = self.subscription(request, blog_id, webhook_id)
+        return Response(webhook_representation(request, subscription))
+
+    @_operation(
+        "webhook_update",
+        "Change a webhook",
+        "Changes the fields sent (`url`, `events`, `active`); the others stay. `active: true`"
+        " turns a disabled webhook on again and forgets why it was disabled.",
+        request=SubscriptionInputSerializer(partial=True),
+        responses={200: ref("Webhook")},
+    )
+    def patch(self, request: Request, blog_id: int, webhook_id: int) -> Response:
+        subscription = self.subscription(request, blog_id, webhook_id)
+        values = _input(request, partial=True)
+        try:
+            subscription = services.subscription_update(subscription=subscription, **values)
+        except ValidationError as error:
+            raise _invalid(error) from None
+        return Response(webhook_representation(request, subscription))
+
+    @_operation(
+        "webhook_delete",
+        "Delete a webhook",
+        "Deletes the subscription and its deliveries; nothing more is sent to it. Answers 204.",
+        responses={204: OpenApiResponse(None, "Deleted.")},
+    )
+    def delete(self, request: Request, blog_id: int, webhook_id: int) -> Response:
+        subscription = self.subscription(request, blog_id, webhook_id)
+        services.subscription_delete(subscription=subscription)
+        return Response(status=204)
+
+
+class RotateSecretView(WebhookApiView):
+    @_operation(
+        "webhook_rotate_secret",
+        "Rotate a webhook's secret",
+        "A new signing secret, shown this once. For 24 hours every message carries two"
+        " signatures, one with each secret (`previousSecretExpiresAt`), so that the receiver"
+        " can switch without losing a message.",
+        responses={200: ref("WebhookWithSecret")},
+    )
+    def post(self, request: Request, blog_id: int, webhook_id: int) -> Response:
+        subscription = self.subscription(request, blog_id, webhook_id)
+        subscription, secret = services.subscription_rotate_secret(subscription=subscription)
+        response = Response(webhook_representation(request, subscription, secret=secret))
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class DeliveryListView(WebhookApiView):
+    @_operation(
+        "webhook_deliveries_list",
+        "A page of a webhook's deliveries",
+        "Every message sent or to be sent to the webhook, newest first, each with its attempts"
+        " (time, HTTP status, duration, the first bytes of the answer, the error).",
+        responses={200: ref("DeliveryPage")},
+        parameters=PAGE_PARAMETERS,
+        write=False,
+    )
+    def get(self, request: Request, blog_id: int, webhook_id: int) -> Response:
+        page_index, page_size = page_params(request)
+        subscription = self.subscription(request, blog_id, webhook_id)
+        page = selectors.delivery_page(
+            subscription=subscription, page_index=page_index, page_size=page_size
+        )
+        body = page_body(
+            request,
+            collection_url=api_url(
+                request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
+            ),
+            page=page,
+            total_name="totalDeliveries",
+            embedded=[delivery_representation(request, d) for d in page.items],
+            item_title=lambda member: (
+                f"{member['eventType']} {member['eventId']}: {member['status']}"
+            ),
+        )
+        return Response(body)
+
+
+def _delivery(subscription: Subscription, delivery_id: int) -> Delivery:
+    delivery = get_object_or_404(
+        Delivery.objects.select_related("event"), pk=delivery_id, subscription_id=subscription.pk
+    )
+    delivery.subscription = subscription
+    return delivery
+
+
+class DeliveryView(WebhookApiView):
+    @_operation(
+        "webhook_delivery_read",
+        "A delivery",
+        "One message to the webhook with its attempts; a failed one links to `doc:redeliver`.",
+        responses={200: ref("Delivery")},
+        write=False,
+    )
+    def get(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
+        delivery = _delivery(self.subscription(request, blog_id, webhook_id), delivery_id)
+        return Response(delivery_representation(request, delivery))
+
+
+class RedeliverView(WebhookApiView):
+    @_operation(
+        "webhook_redeliver",
+        "Send a failed delivery again",
+        "Sends the same message again (the same `webhook-id`), with a new retry period. Answers"
+        " 202 with the delivery, now pending; 409 unless it failed and the webhook is active.",
+        responses={202: ref("Delivery")},
+        errors=(409,),
+    )
+    def post(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
+        delivery = _delivery(self.subscription(request, blog_id, webhook_id), delivery_id)
+        try:
+            delivery = services.delivery_redeliver(delivery=delivery)
+        except services.DeliveryNotFailed:
+            raise RedeliveryRefused(f"The delivery is {delivery.status}, not failed.") from None
+        except services.SubscriptionDisabled:
+            raise RedeliveryRefused("The webhook is disabled; turn it on first.") from None
+        delivery = _delivery(delivery.subscription, delivery.pk)
+        return Response(delivery_representation(request, delivery), status=202)
