@@ -85,7 +85,7 @@ def recorded_attempts(server: GunicornServer, blog_id: int, hook: dict, token: s
             event_id = delivery["eventId"]
             statuses = [attempt.get("statusCode") for attempt in delivery["attempts"]]
             attempts[event_id] = attempts.get(event_id, []) + statuses
-        following = urlsplit(page.get("_links", {}).get("next", {}).get("href", ""))
+        following = urlsplit(page.get("_links", {}).get("nextPage", {}).get("href", ""))
         path = f"{following.path}?{following.query}" if following.path else None
     return attempts
 

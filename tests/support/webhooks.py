@@ -382,5 +382,7 @@ WEBHOOK_TEST_SETTINGS = {
     "WEBHOOK_RETRY_MAX_SECONDS": "4",
     "WEBHOOK_RELAY_SECONDS": "1",
     "WEBHOOK_REQUEUE_AFTER_SECONDS": "10",
+    # A worker's lease on a delivery is 3 x this + 5 s: a killed worker's is over in 20 s.
+    "WEBHOOK_TIMEOUT_SECONDS": "5",
     "CELERY_VISIBILITY_TIMEOUT_SECONDS": "30",
 }
