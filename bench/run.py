@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     token, put_ids, read_id = _prepare_main(args, main_env, notes)
     servers = _main_servers(main_env, common, notes)
-    hooked = _prepare_hooked(args, common, servers, notes) if hooks else None
+    hooked = _prepare_hooked(args, common, main_url, servers, notes) if hooks else None
     scale_url = _prepare_scale(args, common, servers, notes) if postgres else None
     if not postgres and not args.no_scale:
         notes.append("scale run not possible: it needs PostgreSQL on 127.0.0.1:5432")
@@ -266,9 +266,9 @@ def _start_webhooks(
 
 
 def _prepare_hooked(
-    args: argparse.Namespace, common: dict[str, str], servers: dict[str, Server], notes
+    args: argparse.Namespace, common: dict[str, str], main_url: str, servers, notes
 ) -> tuple[dict[str, str], str, list[int]]:
-    env, token, ids = webhooks.prepare_hooked_database(args, common, notes)
+    env, token, ids = webhooks.prepare_hooked_database(args, common, main_url, notes)
     servers[webhooks.HOOKED] = Server(webhooks.HOOKED, "config.wsgi:application", env, "/healthz")
     return env, token, ids
 

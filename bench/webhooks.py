@@ -1,7 +1,7 @@
 """The writes with one webhook subscription: what a subscriber costs the request path.
 
-A second service server (`service_hooked`) on its own database (`bench_hooks`, seeded like the
-main one), where blogs 1 and 2 each have one subscription (all events) pointing at a receiver on
+A second service server (`service_hooked`) on its own database (`bench_main_hooks`, seeded like
+the main one), where blogs 1 and 2 each have one subscription (all events) pointing at a receiver on
 127.0.0.1 in this process; a Celery worker and beat deliver while the rounds run, through an own
 redis-server broker. The plain `service` gets the same broker URL, so the two differ only by the
 subscription. Sending happens after commit and off the request path, so the PUT and POST rows
@@ -93,11 +93,11 @@ class Webhooks:
 
 
 def prepare_hooked_database(
-    args, common: dict[str, str], notes: list[str]
+    args, common: dict[str, str], main_url: str, notes: list[str]
 ) -> tuple[dict[str, str], str, list[int]]:
-    """`bench_hooks` (PostgreSQL) or a second SQLite file, seeded like the main database."""
-    if prepare.postgres_reachable():
-        url = f"{prepare.DEFAULT_POSTGRES}/bench_hooks"
+    """The main database's twin, `<main>_hooks` (`bench_main_hooks`), seeded the same way."""
+    if main_url.startswith("postgres"):
+        url = f"{main_url}_hooks"
         prepare.ensure_postgres_database(url, fresh=args.fresh)
     else:
         url = f"sqlite:///{prepare.WORK}/bench-hooks.sqlite3"

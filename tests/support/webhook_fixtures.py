@@ -37,15 +37,14 @@ def webhook_env(broker) -> dict[str, str]:
 
 
 @pytest.fixture
-def start_celery(
-    start_server, redis_url, webhook_env
-) -> Iterator[Callable[..., CeleryProcess]]:
+def start_celery(start_server, redis_url, webhook_env) -> Iterator[Callable[..., CeleryProcess]]:
     """start_celery("worker" | "beat", *args, **env) -> a started Celery process on the test
-    database, the test's Redis (cache) and the own broker; all of them are killed at the end."""
+    database, the test's Redis (cache) and the own broker; all of them are killed at the end.
+    `exact=True` runs `celery -A config <kind> <args>` with nothing added."""
     started: list[CeleryProcess] = []
 
-    def start(kind: str = "worker", *args: str, **env: str) -> CeleryProcess:
-        if kind == "worker" and not any(arg.startswith("--concurrency") for arg in args):
+    def start(kind: str = "worker", *args: str, exact: bool = False, **env: str) -> CeleryProcess:
+        if kind == "worker" and not exact and not any(a.startswith("--concurrency") for a in args):
             args = ("--concurrency=2", *args)
         environment = {
             "DATABASE_URL": database_url(connection.settings_dict),
@@ -53,7 +52,7 @@ def start_celery(
             **webhook_env,
             **env,
         }
-        process = CeleryProcess(env=environment, args=[kind, *args])
+        process = CeleryProcess(env=environment, args=[kind, *args], exact=exact)
         started.append(process)
         return process.start()
 

@@ -141,11 +141,13 @@ class CeleryProcess:
     """`celery -A config <args>` with `env` added to a clean production environment.
 
     `args` is e.g. ["worker", "--concurrency=2"] or ["beat"]; the harness adds the log level, and
-    for beat a schedule file and no pid file in a temporary folder.
+    for beat a schedule file and no pid file in a temporary folder, unless `exact` (the command
+    line of a systemd unit, run as written).
     """
 
     env: dict[str, str]
     args: list[str]
+    exact: bool = False
     process: subprocess.Popen | None = None
     log_path: Path | None = None
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="celery-")))
@@ -155,7 +157,10 @@ class CeleryProcess:
         return self.args[0]
 
     def command(self) -> list[str]:
-        command = [sys.executable, "-m", "celery", "-A", "config", *self.args, "--loglevel=INFO"]
+        command = [sys.executable, "-m", "celery", "-A", "config", *self.args]
+        if self.exact:
+            return command
+        command.append("--loglevel=INFO")
         if self.kind == "beat":
             command += ["--schedule", str(self.workdir / "schedule"), "--pidfile="]
         if self.kind == "worker":
