@@ -44,8 +44,13 @@ run: $(VENV)/.installed .env
 	@DEBUG=true $(PY) manage.py seed_demo
 	@echo "==> Issuing alice's demo token, for X-Access-Token (it replaces the previous start's)"
 	@DEBUG=true $(PY) manage.py issue_token alice --name demo --replace
-	@echo "==> Serving http://127.0.0.1:$(PORT)/ (Ctrl-C stops; the data stays for the next start)"
-	@DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	@echo "==> Serving http://127.0.0.1:$(PORT)/ with the webhook worker beside it (Ctrl-C stops both;"
+	@echo "    the data stays for the next start). Its broker is a folder, .celery-broker/: no server"
+	@echo "    to install (docs/webhooks.md); its log goes to .celery-worker.log."
+	@DEBUG=true WEBHOOK_ALLOW_PRIVATE_TARGETS=$${WEBHOOK_ALLOW_PRIVATE_TARGETS:-true} PORT=$(PORT) \
+		$(PY) manage.py webhooks_worker > .celery-worker.log 2>&1 & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

@@ -7,7 +7,9 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
+        from webhooks import checks  # noqa: F401 (registers the system checks)
+
         # The serverless broker of `make run` keeps its messages in a folder that must exist
         # before a web process publishes or a worker reads.
         if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-            settings.CELERY_BROKER_FOLDER.mkdir(parents=True, exist_ok=True)
+            (settings.CELERY_BROKER_FOLDER / "control").mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,8 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
         return "a cloud metadata address"
     if settings.WEBHOOK_ALLOW_PRIVATE_TARGETS:
         return None
-    for kind in ("loopback", "private", "link_local", "multicast", "reserved", "unspecified"):
+    # The specific kinds first: Python counts link-local, reserved and 0.0.0.0 as private too.
+    for kind in ("loopback", "link_local", "multicast", "unspecified", "reserved", "private"):
         if getattr(address, f"is_{kind}"):
             return f"a {kind.replace('_', '-')} address"
     if not address.is_global:

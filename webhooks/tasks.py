@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+from typing import Any
 
 from config.celery import app
 from webhooks import services
@@ -31,25 +33,42 @@ def enqueue(delivery_ids: list[int], *, countdown: float = 0) -> int:
     sent: list[int] = []
     if not delivery_ids:
         return 0
-    # No retries, of the message or of the connection (kombu's default_channel would otherwise
-    # retry connecting for seconds): this runs right after a request's commit, which must not
-    # wait for a broker that is down. The connection is this call's own, so that the worker's
-    # connections keep their patient defaults.
-    connection = app.connection_for_write(transport_options={"max_retries": 0})
     try:
-        for delivery_id in delivery_ids:
-            deliver.apply_async(
-                (delivery_id,), countdown=countdown or None, retry=False, connection=connection
-            )
-            sent.append(delivery_id)
+        with _publishing_pool().acquire(block=True, timeout=2) as connection:
+            try:
+                for delivery_id in delivery_ids:
+                    deliver.apply_async(
+                        (delivery_id,),
+                        countdown=countdown or None,
+                        retry=False,
+                        connection=connection,
+                    )
+                    sent.append(delivery_id)
+            except Exception:
+                # Whatever state the connection is in, the next use connects afresh.
+                connection.close()
+                raise
     except Exception as error:  # any broker failure: the relay hands the rest over later
         logger.warning(
             "%d webhook deliveries left for the relay, the broker refused them: %s",
             len(delivery_ids) - len(sent),
             error,
         )
-    finally:
-        connection.release()
     if sent:
         services.deliveries_mark_enqueued(delivery_ids=sent)
     return len(sent)
+
+
+_pools: dict[int, Any] = {}
+
+
+def _publishing_pool() -> Any:
+    """This process's pool of publishing connections that never retry (kombu would otherwise
+    retry connecting for seconds): a publish runs right after a request's commit, which must not
+    wait for a broker that is down. Per process id: a pool made before a fork is not shared."""
+    pid = os.getpid()
+    pool = _pools.get(pid)
+    if pool is None:
+        connection = app.connection_for_write(transport_options={"max_retries": 0})
+        pool = _pools[pid] = connection.Pool(limit=app.conf.broker_pool_limit)
+    return pool

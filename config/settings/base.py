@@ -334,9 +334,17 @@ GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 
 # --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
 # The origin integrators reach the service at: the links in a message's data start with it (its
-# host must be one of ALLOWED_HOSTS).
+# host must be one of ALLOWED_HOSTS). By default the first host named in ALLOWED_HOSTS, over
+# https when SECURE_SSL_REDIRECT is on; a loopback host gets the dev server's port.
+_PUBLIC_HOST = next((h for h in ALLOWED_HOSTS if h != "*" and not h.startswith(".")), "127.0.0.1")
+_PUBLIC_SCHEME = "https" if SECURE_SSL_REDIRECT else "http"
+_PUBLIC_PORT = (
+    f":{env_str('PORT') or '8000'}"
+    if _PUBLIC_SCHEME == "http" and _PUBLIC_HOST in ("127.0.0.1", "localhost", "[::1]")
+    else ""
+)
 WEBHOOK_PUBLIC_URL = (
-    env_str("WEBHOOK_PUBLIC_URL") or f"http://127.0.0.1:{env_str('PORT') or '8000'}"
+    env_str("WEBHOOK_PUBLIC_URL") or f"{_PUBLIC_SCHEME}://{_PUBLIC_HOST}{_PUBLIC_PORT}"
 ).rstrip("/")
 # Off in production: a target resolving to a loopback, private, link-local, multicast or reserved
 # address is refused (cloud metadata addresses always are). On for development and tests.
@@ -361,6 +369,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # filesystem://: one folder both ways.
     "data_folder_in": str(CELERY_BROKER_FOLDER),
     "data_folder_out": str(CELERY_BROKER_FOLDER),
+    "control_folder": str(CELERY_BROKER_FOLDER / "control"),
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
