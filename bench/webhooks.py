@@ -80,9 +80,14 @@ class Webhooks:
             time.sleep(0.2)
         received = self.receiver.received()
         ids = {r.webhook_id for r in received}
+        late = last_change - ended
+        when = (
+            f"the last {late:.1f} s after the load ended"
+            if late > 0
+            else "all of them in by the end of the load"
+        )
         return (
-            f"webhooks: {len(received)} messages received ({len(ids)} distinct webhook-ids), "
-            f"the last {max(0.0, last_change - ended):.1f} s after the load ended"
+            f"webhooks: {len(received)} messages received ({len(ids)} distinct webhook-ids), {when}"
         )
 
     def stop(self) -> None:
