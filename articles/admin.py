@@ -9,6 +9,7 @@ from django.urls import reverse
 from articles import services
 from articles.exceptions import ArticleError
 from articles.models import Article, Comment
+from webhooks import events
 
 
 class DeletedFilter(admin.SimpleListFilter):
@@ -138,3 +139,14 @@ class CommentAdmin(admin.ModelAdmin):
     @admin.display(description="text")
     def excerpt(self, comment: Comment) -> str:
         return comment.text[:80]
+
+    # Announced to the blog's webhooks in the admin's transaction, before the row (and its id)
+    # is gone, as services.comment_delete does for the API.
+    def delete_model(self, request: HttpRequest, obj: Comment) -> None:
+        events.comment_deleted(comment=obj)
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset) -> None:
+        for comment in queryset.select_related("article__blog"):
+            events.comment_deleted(comment=comment)
+        super().delete_queryset(request, queryset)

@@ -131,3 +131,22 @@ def test_deleting_in_the_admin_deletes_the_deliveries_too(editor_client, webhook
     assert response.status_code == 200
     assert not Subscription.objects.exists()
     assert not Delivery.objects.exists()
+
+
+def test_a_comment_deleted_in_the_admin_is_announced(client, editor, blog, article, alice, webhook):
+    from articles.models import Comment
+    from webhooks.models import Event
+
+    comment = article_services.comment_create(article=article, author=alice, text="Spam")
+    client.force_login(editor)
+
+    response = client.post(
+        "/admin/articles/comment/",
+        {"action": "delete_selected", "_selected_action": [comment.pk], "post": "yes"},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    assert not Comment.objects.exists()
+    deleted = Event.objects.get(type="comment.deleted")
+    assert deleted.body["data"]["id"] == comment.pk
