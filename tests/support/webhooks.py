@@ -359,6 +359,8 @@ class Receiver:
                     if peer_closed(self.connection):
                         return  # the sender died while held: nothing is answered
                 body = b"received\n" if status < 400 else b"not now\n"
+                # Recorded before the answer leaves: a client that has read it must find it.
+                request.status = status
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "text/plain")
@@ -367,8 +369,7 @@ class Receiver:
                     self.wfile.write(body)
                     self.wfile.flush()
                 except OSError:
-                    return  # the sender is gone (a killed worker): nothing was answered
-                request.status = status
+                    request.status = None  # the sender is gone (a killed worker)
 
             do_PUT = do_GET = do_DELETE = do_PATCH = do_POST
 
