@@ -1,14 +1,17 @@
 from __future__ import annotations
 
+from functools import partial
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
+from simple_history.admin import SimpleHistoryAdmin
 
 from articles import services
 from articles.exceptions import ArticleError
-from articles.models import Article, Comment
+from articles.models import Article, ArticleRevision, Comment
 from webhooks import events
 
 
@@ -45,7 +48,12 @@ class ArticleForm(forms.ModelForm):
 
 
 @admin.register(Article)
-class ArticleAdmin(admin.ModelAdmin):
+class ArticleAdmin(SimpleHistoryAdmin):
+    """Articles, with their history (simple-history's pages): each row is a revision, the state
+    a replace replaced, with who replaced it, when, and what the replace changed; opening one
+    offers to revert to it, which saves through save_model like any edit (a replace, which
+    keeps the state it replaces as a revision in turn)."""
+
     form = ArticleForm
     list_display = ("id", "title", "blog", "locked", "is_deleted", "version", "updated_at")
     list_filter = ("blog", "locked", DeletedFilter)
@@ -54,6 +62,7 @@ class ArticleAdmin(admin.ModelAdmin):
     readonly_fields = ("version", "created_at", "updated_at", "deleted_at")
     fields = ("blog", "title", "content", "locked", *readonly_fields)
     actions = ("lock_articles", "unlock_articles", "delete_articles")
+    history_list_display = ("revision",)
 
     @admin.display(boolean=True, description="deleted")
     def is_deleted(self, article: Article) -> bool:
@@ -74,16 +83,55 @@ class ArticleAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Article | None = None) -> bool:
         return super().has_delete_permission(request, obj) and not (obj and obj.is_deleted)
 
+    def get_history_queryset(self, request: HttpRequest, history_manager, pk_name, object_id):
+        # By revision number, newest first (set_history_delta_changes relies on the order).
+        return (
+            super()
+            .get_history_queryset(request, history_manager, pk_name, object_id)
+            .order_by("-version")
+        )
+
+    @admin.display(description="revision")
+    def revision(self, record: ArticleRevision) -> int:
+        return record.version
+
+    def set_history_delta_changes(self, request: HttpRequest, historical_records, **kwargs):
+        """What each replace changed: a revision against the state that followed it (the next
+        revision, or the article as it is now). simple-history's own compares a record with
+        the one before it: its records are states as written, these are states as replaced."""
+        records = list(historical_records)
+        if not records:
+            return
+        following = (
+            ArticleRevision.objects.filter(id=records[0].id, version__gt=records[0].version)
+            .order_by("version")
+            .first()
+        )
+        if following is None:
+            current = Article.objects.get(pk=records[0].id)
+            following = ArticleRevision(id=current.pk, title=current.title, content=current.content)
+        for record in records:
+            delta = following.diff_against(record, included_fields=["title", "content"])
+            helper = self.get_historical_record_context_helper(request, record)
+            record.history_delta_changes = helper.context_for_delta_changes(delta)
+            following = record
+
     def save_model(self, request: HttpRequest, obj: Article, form, change: bool) -> None:
         # Every write goes through the same services as the API: versions, counts, rules.
         try:
             if change:
+                # The article as stored: the form changed `obj`, and a revert's `obj` is the
+                # revision's state; the replace keeps the stored state as a revision.
+                stored = Article.objects.select_related("blog").get(pk=obj.pk)
                 saved = services.article_replace(
-                    article=obj, title=obj.title, content=obj.content or None
+                    article=stored,
+                    title=obj.title,
+                    content=obj.content or None,
+                    actor=request.user,
                 )
             else:
                 saved = services.article_create(
-                    blog=obj.blog, title=obj.title, content=obj.content or None
+                    blog=obj.blog, title=obj.title, content=obj.content or None, actor=request.user
                 )
         except ArticleError as error:
             # The form checked these; only a concurrent change of the blog or article lands here.
@@ -91,7 +139,7 @@ class ArticleAdmin(admin.ModelAdmin):
         obj.pk = saved.pk
 
     def delete_model(self, request: HttpRequest, obj: Article) -> None:
-        services.article_delete(article=obj)
+        services.article_delete(article=obj, actor=request.user)
 
     def delete_view(self, request: HttpRequest, object_id: str, extra_context=None):
         # A locked article, or one of an archived blog, cannot be deleted: the service refuses
@@ -125,7 +173,12 @@ class ArticleAdmin(admin.ModelAdmin):
 
     @admin.action(permissions=["delete"], description="Delete the selected articles (410 Gone)")
     def delete_articles(self, request: HttpRequest, queryset) -> None:
-        self._apply(request, queryset.live(), services.article_delete, "deleted")
+        self._apply(
+            request,
+            queryset.live(),
+            partial(services.article_delete, actor=request.user),
+            "deleted",
+        )
 
 
 @admin.register(Comment)

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from simple_history.models import HistoricalRecords
 
 from blogs.models import TITLE_MAX_LENGTH, Blog, non_blank_text_constraints
 
@@ -20,6 +21,31 @@ class ArticleQuerySet(models.QuerySet):
 
     def in_blog(self, blog_id: int) -> ArticleQuerySet:
         return self.filter(blog_id=blog_id)
+
+
+class RevisionRecords(HistoricalRecords):
+    """django-simple-history's records, as revisions: one per article and version, which a
+    unique constraint says (and whose index serves every lookup: by article, newest first)."""
+
+    def get_meta_options(self, model: type[models.Model]) -> dict:
+        options = super().get_meta_options(model)
+        options["constraints"] = [
+            models.UniqueConstraint(fields=["id", "version"], name="article_revision_unique")
+        ]
+        return options
+
+
+class RevisionFields(models.Model):
+    """What a revision holds beside the article's own fields (simple-history's `bases`)."""
+
+    article_etag = models.CharField(
+        max_length=80,
+        help_text="The ETag the article had in this state: the If-Match of the replace that "
+        "made the revision.",
+    )
+
+    class Meta:
+        abstract = True
 
 
 class Article(models.Model):
@@ -56,6 +82,22 @@ class Article(models.Model):
     )
 
     objects = ArticleQuerySet.as_manager()
+    # Revisions (the ArticleRevision model): the state each replace replaced, written by the
+    # services through the history manager's bulk_history_create, never by a signal: the writes
+    # are UPDATEs that save() and its signals never see (articles.services), and a lock (a save)
+    # is no revision. Hard deletes (a blog deleted in the admin) take the revisions along.
+    history = RevisionRecords(
+        custom_model_name="ArticleRevision",
+        verbose_name="revision",
+        verbose_name_plural="revisions",
+        excluded_fields=["blog", "created_at", "locked", "deleted_at"],
+        no_db_index=["id"],
+        history_id_field=models.BigAutoField(primary_key=True),
+        bases=[RevisionFields],
+        cascade_delete_history=True,
+    )
+    # simple-history's documented switch: no record from save() (see `history`).
+    skip_history_when_saving = True
 
     class Meta:
         ordering = ["id"]
@@ -108,3 +150,6 @@ class Comment(models.Model):
     def clean(self) -> None:
         if not (self.text or "").strip():
             raise ValidationError({"text": "A comment needs some text."})
+
+
+ArticleRevision = Article.history.model

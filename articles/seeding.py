@@ -7,6 +7,7 @@ setting the blog's counter from a real count at the end.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +30,33 @@ CONTENT = (
     "A benchmark article. Its text is a few sentences long, like a short post, so that a page "
     "of them weighs what a real page weighs. Nothing here is meant to be read."
 )
+# Each article's text also names a few topics out of these, so that a search finds some
+# articles and not all of them: any one word is in about 3 articles in 100, two given words
+# together in about 1 in 1,700 (the benchmark searches "harbour lantern": 593 of 1,000,000).
+_TOPIC_WORDS = (
+    "apple anchor autumn badger basket beacon bicycle blossom bridge candle canyon castle "
+    "cellar cherry chimney cloud comet compass copper cottage desert dragon drum eagle "
+    "ember falcon feather ferry forest fossil garden glacier granite harbour harvest "
+    "hedgehog honey island ivory jasmine jungle kettle kitchen ladder lantern lemon "
+    "lighthouse marble meadow mirror mountain needle nutmeg oak ocean orchard otter paddle "
+    "parrot pebble pepper pillow pine planet pocket quarry quartz rabbit raven river "
+    "saddle salmon sapphire shadow silver spider spruce squirrel stable storm sugar summit "
+    "thunder timber tortoise tower tulip tunnel valley velvet village violin walnut "
+    "whistle willow window winter yarn"
+)
+TOPICS = tuple(_TOPIC_WORDS.split())
+TOPICS_PER_ARTICLE = 3
+
+
+def article_content(number: int) -> str:
+    """The same few sentences for every article, and TOPICS_PER_ARTICLE topics picked from the
+    number (a fixed hash: the same number always gets the same topics)."""
+    digest = hashlib.blake2b(str(number).encode(), digest_size=2 * TOPICS_PER_ARTICLE).digest()
+    picked = [
+        TOPICS[int.from_bytes(digest[2 * slot : 2 * slot + 2], "big") % len(TOPICS)]
+        for slot in range(TOPICS_PER_ARTICLE)
+    ]
+    return f"{CONTENT} Topics: {', '.join(picked)}."
 
 
 @dataclass(frozen=True)
@@ -156,7 +184,7 @@ def _insert_articles(*, blog_id: int, first_number: int, count: int, at: datetim
                 Article(
                     blog_id=blog_id,
                     title=article_title(number),
-                    content=CONTENT,
+                    content=article_content(number),
                     created_at=at,
                     updated_at=at,
                 )
@@ -171,10 +199,12 @@ def _copy_articles(*, blog_id: int, numbers: range, at: datetime) -> None:
     table = connection.ops.quote_name(Article._meta.db_table)
     columns = "blog_id, title, content, created_at, updated_at, version, locked"
     # Titles and content hold no tab, newline or backslash, so the text format needs no escaping.
-    constant = f"\t{CONTENT}\t{at.isoformat()}\t{at.isoformat()}\t1\tf\n"
+    constant = f"\t{at.isoformat()}\t{at.isoformat()}\t1\tf\n"
     with connection.cursor() as cursor, cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
         for start in range(0, len(numbers), BATCH_SIZE):
             chunk = io.StringIO()
             for number in numbers[start : start + BATCH_SIZE]:
-                chunk.write(f"{blog_id}\t{article_title(number)}{constant}")
+                chunk.write(
+                    f"{blog_id}\t{article_title(number)}\t{article_content(number)}{constant}"
+                )
             copy.write(chunk.getvalue())

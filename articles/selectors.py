@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 
 from django.db.models import Count, Max, Sum
 
-from articles.models import Article, Comment
+from articles.models import Article, ArticleRevision, Comment
 from blogs.models import Blog
 from webhooks.models import webhook_subscribers
 
@@ -176,3 +176,42 @@ def comment_page(*, article: Article, total: int, page_index: int, page_size: in
     for comment in comments:
         comment.article = article
     return Page(comments, total, page_index, page_size)
+
+
+def revision_page(*, article: Article, page_index: int, page_size: int) -> Page[ArticleRevision]:
+    """The article's kept revisions, newest first, with the users who made them. The count is
+    of at most ARTICLE_REVISIONS_KEPT index entries."""
+    revisions = ArticleRevision.objects.filter(id=article.pk)
+    total = revisions.count()
+    if _past_end(total, page_index, page_size):
+        return Page([], total, page_index, page_size)
+    offset = (page_index - 1) * page_size
+    items = list(
+        revisions.select_related("history_user").order_by("-version")[offset : offset + page_size]
+    )
+    return Page(items, total, page_index, page_size)
+
+
+def revision_of(*, article: Article, number: int) -> ArticleRevision | None:
+    """Revision `number` (the article's version in that state) of the article, or None."""
+    if number > MAX_ID:
+        return None
+    return (
+        ArticleRevision.objects.select_related("history_user")
+        .filter(id=article.pk, version=number)
+        .first()
+    )
+
+
+def revisions_by_article(*, article_ids: list[int]) -> dict[int, list[ArticleRevision]]:
+    """The kept revisions of each of these articles, newest first, in one query (for a list of
+    articles: no query per article)."""
+    found: dict[int, list[ArticleRevision]] = {pk: [] for pk in article_ids}
+    revisions = (
+        ArticleRevision.objects.select_related("history_user")
+        .filter(id__in=article_ids)
+        .order_by("id", "-version")
+    )
+    for revision in revisions:
+        found[revision.id].append(revision)
+    return found

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from articles.etags import article_etag
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
-from articles.models import Article, Comment
+from articles.models import Article, ArticleRevision, Comment
 from blogs import representations
 from blogs.models import Blog
 from webhooks import events
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
 
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
@@ -53,7 +58,19 @@ def _compare_and_set(article: Article, expected_version: int | None, **changes: 
     When no row matches, the article is read again to say why (gone, archived, locked, or
     another version: VersionConflict when `expected_version` was given); an unconditional
     write then applies to the version it found (the last writer wins)."""
+    return _compare_and_set_from(article, expected_version, **changes)[1]
+
+
+def _compare_and_set_from(
+    article: Article, expected_version: int | None, **changes: Any
+) -> tuple[Article, Article]:
+    """_compare_and_set, and the state it replaced: the caller's article, or the one read again
+    (a version names one state, so the row the UPDATE matched held exactly that one)."""
     seen = article
+    if expected_version is not None and seen.version != expected_version:
+        # The caller's copy is not of the version to replace: read the one that is (or say why).
+        seen = Article.objects.select_related("blog").get(pk=seen.pk)
+        _ensure_writable(seen, expected_version)
     while True:
         version = seen.version if expected_version is None else expected_version
         written = Article.objects.filter(
@@ -64,13 +81,39 @@ def _compare_and_set(article: Article, expected_version: int | None, **changes: 
             result.version = version + 1
             for name, value in changes.items():
                 setattr(result, name, value)
-            return result
+            return seen, result
         seen = Article.objects.select_related("blog").get(pk=seen.pk)
         _ensure_writable(seen, expected_version)
 
 
+def _revision_keep(
+    *, previous: Article, at: datetime, actor: AbstractBaseUser | None = None
+) -> None:
+    """Keep `previous` (a state a replace replaced) as a revision made by `actor` at `at`, in one
+    INSERT through simple-history's public bulk_history_create (the replace is an UPDATE, which
+    no signal sees); beyond ARTICLE_REVISIONS_KEPT, the oldest go in one DELETE, run only once
+    the versions are past the bound (a version names one state, and the revisions of an article
+    are of distinct versions, so those at or below `version - kept` are the surplus)."""
+    # Who made it is a user of the database: an anonymous request's user is nobody.
+    user = actor if actor is not None and actor.is_authenticated else None
+    Article.history.bulk_history_create(
+        [previous],
+        update=True,
+        default_user=user,
+        default_date=at,
+        custom_historical_attrs={"article_etag": article_etag(previous)},
+    )
+    oldest_kept = previous.version - settings.ARTICLE_REVISIONS_KEPT + 1
+    if oldest_kept > 1:
+        ArticleRevision.objects.filter(id=previous.pk, version__lt=oldest_kept).delete()
+
+
 @transaction.atomic
-def article_create(*, blog: Blog, title: str, content: str | None = None) -> Article:
+def article_create(
+    *, blog: Blog, title: str, content: str | None = None, actor: AbstractBaseUser | None = None
+) -> Article:
+    """A new article (no revision yet: revisions keep replaced states). `actor` is who wrote it
+    (a user, or None), accepted from every entry point like the other writes'."""
     now = timezone.now()
     # The UPDATE both keeps the count exact and takes the blog's row lock.
     _blog_touch(blog_id=blog.pk, at=now, count_delta=1)
@@ -91,27 +134,36 @@ def article_replace(
     title: str,
     content: str | None = None,
     expected_version: int | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> Article:
-    """Replace title and content as a whole; `expected_version` makes it a compare-and-set."""
+    """Replace title and content as a whole; `expected_version` makes it a compare-and-set.
+
+    `article` is the article as read (its title and content are kept as the revision of its
+    version); the state replaced is kept as a revision made by `actor` (a user, or None)."""
     now = timezone.now()
     candidate = copy.copy(article)
     candidate.title, candidate.content = title, content
     candidate.full_clean(exclude=["blog"], validate_constraints=False)
-    replaced = _compare_and_set(
+    previous, replaced = _compare_and_set_from(
         article, expected_version, title=title, content=content, updated_at=now
     )
     _blog_touch(blog_id=replaced.blog_id, at=now)
+    _revision_keep(previous=previous, at=now, actor=actor)
     representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
     events.article_replaced(article=replaced)
     return replaced
 
 
 @transaction.atomic
-def article_delete(*, article: Article, expected_version: int | None = None) -> Article:
-    """Leave a tombstone so that the article answers 410 Gone from now on."""
+def article_delete(
+    *, article: Article, expected_version: int | None = None, actor: AbstractBaseUser | None = None
+) -> Article:
+    """Leave a tombstone so that the article answers 410 Gone from now on; its revisions go with
+    it (their URLs answer 410 too). `actor` is who deleted it (a user, or None)."""
     now = timezone.now()
     deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
     _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
+    ArticleRevision.objects.filter(id=deleted.pk).delete()
     representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)
     events.article_deleted(article=deleted)
     return deleted

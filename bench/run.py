@@ -34,6 +34,7 @@ from bench.workloads import (
     article_put,
     graphql_workloads,
     page_get,
+    search_get,
     serving_workloads,
     soap_workloads,
     total_articles,
@@ -63,6 +64,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--scale-articles", type=int, help="scale run size (1,000,000)")
     parser.add_argument("--no-scale", action="store_true", help="skip the 1,000,000 run")
+    parser.add_argument(
+        "--scale-database-url",
+        default=os.environ.get("BENCH_SCALE_DATABASE_URL"),
+        help="scale database (default: PostgreSQL bench_scale_<N> on 127.0.0.1)",
+    )
     parser.add_argument(
         "--redis-url",
         default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/4"),
@@ -234,7 +240,9 @@ def _prepare_scale(
     """The 1,000,000-article database and its two servers; None when not asked for."""
     if args.no_scale:
         return None
-    url = f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
+    url = args.scale_database_url or (
+        f"{prepare.DEFAULT_POSTGRES}/bench_scale_{args.scale_articles}"
+    )
     prepare.ensure_postgres_database(url, fresh=args.fresh)
     env = {**common, "DATABASE_URL": url}
     print(f"preparing {_redact(url)} ({args.scale_articles:,} articles)", flush=True)
@@ -345,6 +353,7 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> l
                 name="page_middle_10",
             )
         )
+        workloads.append(search_get("service_scale", scale_total))
         workloads.append(
             total_articles(
                 "service_scale",

@@ -255,6 +255,37 @@ def total_articles(server: str, total: int, path: str, label: str) -> Workload:
     )
 
 
+# Two topics of the seeded articles (articles.seeding.TOPICS): each is in about 3 articles in
+# 100, both together in 593 of the first 1,000,000 (1 in 1,700), as two words of a real search
+# would be; not words every article has (the seeded text is otherwise the same everywhere).
+SEARCH_WORDS = "harbour lantern"
+
+
+def search_get(server: str, total: int) -> Workload:
+    """A two-word search of the scale blog, a page of 10, most relevant first."""
+
+    def right_page(document: dict) -> bool:
+        found = document.get("totalArticles")
+        embedded = document.get("_embedded")
+        return (
+            isinstance(found, int)
+            and 0 < found < total
+            and isinstance(embedded, list)
+            and len(embedded) == min(10, found)
+        )
+
+    return Workload(
+        key=f"{server}.search_10",
+        label=f'GET search "{SEARCH_WORDS}" (size 10)',
+        server=server,
+        method="GET",
+        path=f"{REST}/1/articles?q={SEARCH_WORDS.replace(' ', '%20')}&pageSize=10",
+        headers=HAL_ACCEPT,
+        group="scale",
+        check=expect_status(200, json_check(right_page, "a page of some, not all, articles")),
+    )
+
+
 def plain_get(server: str, name: str, label: str, path: str, media_type: str) -> Workload:
     def right_type(response: Response) -> str | None:
         content_type = response.headers.get("content-type", "")

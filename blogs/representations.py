@@ -9,6 +9,9 @@ read together with it in one cache round trip, so every origin's and every page'
 changed article or blog is dropped at once without knowing them. A reader that built an entry
 from the old data while the write's transaction was open tagged it with a generation that the
 commit replaces: it is never used.
+With a read replica, what is stored is built from the primary (config.db_router): a replica
+that has not yet replayed a commit would otherwise store the old data under the generation that
+commit set, and it would be served as current after the write.
 Entries expire after ENTRY_SECONDS in any case, which bounds what a lost invalidation (the cache
 unreachable at that commit) can cost.
 """
@@ -23,6 +26,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+
+from config.db_router import reads_from_primary
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +69,8 @@ def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
     except Exception:  # the cache is down: serve from the database (module docstring)
         logger.warning("representation cache unreachable", exc_info=True)
         return build()
-    value = build()
+    with reads_from_primary():
+        value = build()
     try:
         cache.set(key, (tags, value), ENTRY_SECONDS)
     except Exception:

@@ -80,3 +80,18 @@ def when_ready(server) -> None:
     db = sys.modules.get("django.db")
     if db is not None:
         db.connections.close_all()
+
+
+# Metrics across workers (docs/production.md, "Metrics"): with PROMETHEUS_MULTIPROC_DIR set, each
+# worker writes its values to files there and /metrics adds them up. A new server starts from an
+# empty directory; a worker that exits is marked dead (its counters stay in the sums).
+def on_starting(server) -> None:
+    from config.metrics.multiprocess import reset_directory
+
+    reset_directory()
+
+
+def child_exit(server, worker) -> None:
+    from config.metrics.multiprocess import worker_exited
+
+    worker_exited(worker.pid)

@@ -56,9 +56,19 @@ def cache_check() -> str:
 def migrations_check() -> str:
     """ "ok", or the migrations not applied yet (the database must answer)."""
     executor = MigrationExecutor(connection)
-    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
-    if plan:
-        return "pending: " + ", ".join(f"{m.app_label}.{m.name}" for m, _ in plan)
+    loader = executor.loader
+    # Every migration of the graph that is not recorded, not only the plan to the leaves: a
+    # plan skips an unrecorded migration whose descendants are recorded (a history that a
+    # restore or a hand edit left inconsistent), which is just as unready.
+    pending = [
+        key
+        for leaf in loader.graph.leaf_nodes()
+        for key in loader.graph.forwards_plan(leaf)
+        if key not in loader.applied_migrations
+    ]
+    if pending:
+        unique = list(dict.fromkeys(pending))
+        return "pending: " + ", ".join(f"{app}.{name}" for app, name in unique)
     return "ok"
 
 

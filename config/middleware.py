@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from rest_framework.response import Response
 
+from config.metrics.instruments import graphql_errors, soap_fault
 from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
 from soapcalc.faults import render_fault, sender_fault
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
@@ -104,6 +105,7 @@ class BadRequestMiddleware:
             detail = _CLIENT_DETAIL.get(type(error).__name__, str(error))
             if request.path_info.startswith("/graphql"):
                 # GraphQL over HTTP: a request error is an `errors` list without `data`.
+                graphql_errors("request")
                 return JsonResponse({"errors": [{"message": detail}]}, status=400)
             return problem_response(request, status=400, detail=detail)
         return self.get_response(request)
@@ -261,10 +263,12 @@ def _incomplete_body(request: HttpRequest, received: int, declared: int) -> Http
     )
     if request.path_info.startswith("/graphql"):
         # GraphQL over HTTP: a request error is an `errors` list without `data`.
+        graphql_errors("request")
         return JsonResponse({"errors": [{"message": detail}]}, status=400)
     if request.path_info.startswith("/soap/"):
         version = BY_MEDIA_TYPE.get(request.content_type, SOAP12)
         fault = sender_fault(detail)
+        soap_fault(fault.code.value, version.name)
         return HttpResponse(
             render_fault(fault, version),
             status=fault.http_status(version),

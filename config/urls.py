@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 from articles.api.docs import SwaggerUIView, rel_doc, rel_index
 from config.health import healthz, livez, readyz
+from config.metrics.views import metrics
 from config.pages import front_door, to_slash_form, unknown_path
 from config.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
@@ -19,6 +20,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("livez", livez, name="livez"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     # REST (HAL): the canonical versioned prefix, then the unversioned one whose version is the
     # Accept header's `version` parameter. The schema and its viewer come first.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -10,10 +10,13 @@ data, read from the database on every request.
 from __future__ import annotations
 
 import graphene
+from django.conf import settings
 from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
-from articles.models import Article
+from articles.models import Article, ArticleRevision
+from articles.search import QUERY_MAX_LENGTH, SORTS
+from articles.selectors import Page
 from blogs.models import Blog
 from graphapi.catalogue import (
     FilmRecord,
@@ -21,7 +24,14 @@ from graphapi.catalogue import (
     PlanetRecord,
     catalogue_for,
 )
-from graphapi.selectors import article_for_reading, blog_for_reading, parse_id
+from graphapi.selectors import (
+    article_for_reading,
+    blog_article_page,
+    blog_for_reading,
+    keep_revisions,
+    parse_id,
+    revisions_of,
+)
 
 GREETING = "Hello from the Star Wars GraphQL API!"
 
@@ -82,10 +92,65 @@ class PlanetType(graphene.ObjectType):
         default_resolver = attr_resolver
 
 
+def _page_arguments() -> dict[str, graphene.Argument]:
+    """The arguments of a page of articles: REST's query parameters, with the same meaning."""
+    q_help = (
+        f"Search text, 1 to {QUERY_MAX_LENGTH} characters: full-text search in web-search syntax"
+        " on PostgreSQL, every word (case-insensitive) on SQLite, as REST's `q`."
+    )
+    return {
+        "page_index": graphene.Int(default_value=1, description="1-based page number."),
+        "page_size": graphene.Int(
+            default_value=settings.PAGE_SIZE_DEFAULT,
+            description=f"Articles per page, 1 to {settings.PAGE_SIZE_MAX}.",
+        ),
+        "q": graphene.String(description=q_help),
+        "sort": graphene.String(
+            description=f"One of {', '.join(SORTS)} (as REST's `sort`); `relevance` only with"
+            " q. Default: relevance with q, else oldest first."
+        ),
+    }
+
+
+class ArticlePageType(graphene.ObjectType):
+    items = graphene.NonNull(
+        graphene.List(graphene.NonNull(lambda: ArticleType)),
+        description="The page's articles, in the page's order.",
+    )
+    count = graphene.Int(required=True, description="Articles in all pages (REST's totalArticles).")
+    page_index = graphene.Int(required=True, description="This page's number, from 1.")
+    page_size = graphene.Int(required=True, description="Articles per page.")
+    page_count = graphene.Int(
+        required=True, description="Number of pages (REST's totalPages); 0 when none match."
+    )
+
+    class Meta:
+        name = "ArticlePage"
+        description = "A page of articles, as GET /api/v1.2/blogs/{id}/articles answers it."
+
+    @staticmethod
+    def resolve_items(page: Page, info: graphene.ResolveInfo) -> list[Article]:
+        return keep_revisions(list(page.items), info)
+
+    @staticmethod
+    def resolve_page_count(page: Page, info: graphene.ResolveInfo) -> int:
+        return page.total_pages
+
+    @staticmethod
+    def resolve_count(page: Page, info: graphene.ResolveInfo) -> int:
+        return page.total
+
+
 class BlogType(DjangoObjectType):
     id = graphene.ID(description="The blog's id, as in /api/v1.2/blogs/{id}.")
     title = graphene.String(description="The blog's title.")
     description = graphene.String(description="What the blog is about.")
+    articles = graphene.Field(
+        ArticlePageType,
+        description="A page of the blog's live articles, searched and ordered as REST's"
+        " /api/v1.2/blogs/{id}/articles?q=&sort= (a bad argument is an error).",
+        **_page_arguments(),
+    )
 
     class Meta:
         model = Blog
@@ -93,12 +158,64 @@ class BlogType(DjangoObjectType):
         description = "A blog, read-only: the same data as GET /api/v1.2/blogs/{id}."
         fields = ("id", "title", "description")
 
+    @staticmethod
+    def resolve_articles(blog: Blog, info: graphene.ResolveInfo, **arguments) -> Page:
+        return blog_article_page(blog=blog, **arguments)
+
+
+class RevisionType(graphene.ObjectType):
+    revision = graphene.Int(description="The revision's number: the article's version then.")
+    title = graphene.String(description="The title the article had.")
+    content = graphene.String(description="The content it had; null when none.")
+    article_etag = graphene.String(
+        description="The ETag the article had in this state (its REST representation)."
+    )
+    replaced_at = graphene.DateTime(description="When a replace replaced this state.")
+    replaced_by = graphene.String(description="The username of who replaced it; null when unknown.")
+
+    class Meta:
+        name = "Revision"
+        description = (
+            "A state of an article that a replace replaced: the same data as GET"
+            " /api/v1.2/blogs/{blogId}/articles/{id}/revisions/{revision}."
+        )
+
+    @staticmethod
+    def resolve_revision(revision: ArticleRevision, info: graphene.ResolveInfo) -> int:
+        return revision.version
+
+    @staticmethod
+    def resolve_title(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
+        return revision.title
+
+    @staticmethod
+    def resolve_content(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:
+        return revision.content
+
+    @staticmethod
+    def resolve_article_etag(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
+        return revision.article_etag
+
+    @staticmethod
+    def resolve_replaced_at(revision: ArticleRevision, info: graphene.ResolveInfo):
+        return revision.history_date
+
+    @staticmethod
+    def resolve_replaced_by(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:
+        user = revision.history_user
+        return None if user is None else user.get_username()
+
 
 class ArticleType(DjangoObjectType):
     id = graphene.ID(description="The article's id, as in /api/v1.2/blogs/{blogId}/articles/{id}.")
     title = graphene.String(description="The article's title.")
     content = graphene.String(description="null when the article has no content.")
     blog = graphene.Field(BlogType, description="The blog the article belongs to.")
+    revisions = graphene.List(
+        RevisionType,
+        description="The states the article's replaces replaced, newest first (at most"
+        " ARTICLE_REVISIONS_KEPT), as GET /api/v1.2/blogs/{blogId}/articles/{id}/revisions.",
+    )
 
     class Meta:
         model = Article
@@ -107,6 +224,10 @@ class ArticleType(DjangoObjectType):
             "An article, read-only: the same data as GET /api/v1.2/blogs/{blogId}/articles/{id}."
         )
         fields = ("id", "title", "content", "blog")
+
+    @staticmethod
+    def resolve_revisions(article: Article, info: graphene.ResolveInfo) -> list[ArticleRevision]:
+        return revisions_of(article)
 
 
 class Query(graphene.ObjectType):

@@ -3,9 +3,23 @@ graphapi.catalogue)."""
 
 from __future__ import annotations
 
-from articles.models import Article
-from articles.selectors import MAX_ID
+from django.conf import settings
+from graphql import (
+    FieldNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLResolveInfo,
+    InlineFragmentNode,
+    SelectionSetNode,
+)
+
+from articles import search
+from articles.models import Article, ArticleRevision
+from articles.selectors import MAX_ID, Page, revisions_by_article
 from blogs.models import Blog
+
+# Where a list of articles leaves each one's revisions, read for the whole list at once.
+KEPT_REVISIONS = "kept_revisions"
 
 # A longer number names nothing, and must not reach int(), which refuses strings of more than
 # 4,300 digits.
@@ -33,3 +47,67 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     if blog_pk is None or article_pk is None:
         return None
     return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
+
+
+def _checked(page_index: int, page_size: int, q: str | None, sort: str | None):
+    """The arguments of a page of articles as REST checks them; a GraphQL error naming the bad
+    one otherwise (REST answers a 400 problem)."""
+    if page_index < 1:
+        raise GraphQLError("pageIndex must be a positive integer.")
+    if not 1 <= page_size <= settings.PAGE_SIZE_MAX:
+        raise GraphQLError(f"pageSize must be 1 to {settings.PAGE_SIZE_MAX}.")
+    try:
+        query = search.clean_query(q)
+        return query, search.clean_sort(sort, query=query)
+    except search.SearchError as error:
+        raise GraphQLError(str(error)) from None
+
+
+def blog_article_page(
+    *, blog: Blog, page_index: int, page_size: int, q: str | None = None, sort: str | None = None
+) -> Page[Article]:
+    """A page of the blog's live articles (articles.search): three queries at most, whatever
+    the page size; each article's blog is this one (no query per article)."""
+    query, order = _checked(page_index, page_size, q, sort)
+    try:
+        return search.blog_article_page(
+            blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
+        )
+    except search.SearchError as error:  # a search too broad to rank in time
+        raise GraphQLError(str(error)) from None
+
+
+def keep_revisions(articles: list[Article], info: GraphQLResolveInfo) -> list[Article]:
+    """The articles of a page, with the revisions of all of them read in one more query when the
+    document asks for `revisions`: no query per article."""
+    if articles and _selects(info, "revisions"):
+        kept = revisions_by_article(article_ids=[article.pk for article in articles])
+        for article in articles:
+            setattr(article, KEPT_REVISIONS, kept[article.pk])
+    return articles
+
+
+def revisions_of(article: Article) -> list[ArticleRevision]:
+    """The article's revisions, newest first: as its list read them, else in one query."""
+    kept = getattr(article, KEPT_REVISIONS, None)
+    if kept is None:
+        kept = revisions_by_article(article_ids=[article.pk])[article.pk]
+    return kept
+
+
+def _selects(info: GraphQLResolveInfo, name: str) -> bool:
+    """Whether the field being resolved selects `name` on its items (through fragments too)."""
+
+    def within(selection_set: SelectionSetNode | None) -> bool:
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode) and selection.name.value == name:
+                return True
+            if isinstance(selection, InlineFragmentNode) and within(selection.selection_set):
+                return True
+            if isinstance(selection, FragmentSpreadNode):
+                fragment = info.fragments.get(selection.name.value)
+                if fragment is not None and within(fragment.selection_set):
+                    return True
+        return False
+
+    return any(within(node.selection_set) for node in info.field_nodes)

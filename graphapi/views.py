@@ -38,6 +38,7 @@ from graphql import (
 from graphql.execution import get_variable_values
 
 from articles.api.throttling import charge_read, count_read
+from config.metrics.instruments import graphql_errors
 from graphapi.documents import InvalidDocument, valid_document
 from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext, TimeBudget
 
@@ -97,6 +98,7 @@ class StarWarsGraphQLView(GraphQLView):
             finally:
                 self._charge_the_work(request)
         except HttpError as error:
+            graphql_errors("request")
             response = error.response
             response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
             response["Content-Type"] = media_type
@@ -227,6 +229,7 @@ class StarWarsGraphQLView(GraphQLView):
         body: dict[str, Any] = {}
         if result.errors:
             body["errors"] = [self.format_error(error) for error in result.errors]
+            _count_errors(body["errors"], failure)
         if failure is None:
             return 200, {"data": result.data, **body}
         # A request error: the response has no `data` (GraphQL spec, "Response Format").
@@ -311,3 +314,14 @@ class StarWarsGraphQLView(GraphQLView):
             formatted.pop("extensions", None)
             return formatted
         return error.formatted
+
+
+def _count_errors(errors: list[dict[str, Any]], failure: Failure | None) -> None:
+    """The metrics' kinds: the step that refused the request, or, for errors raised while it
+    ran, `execution` (a time budget, an error a resolver meant) and `internal` (a fault)."""
+    if failure is not None:
+        graphql_errors(failure.value, len(errors))
+        return
+    internal = sum(1 for error in errors if error["message"] == INTERNAL_ERROR)
+    graphql_errors("internal", internal)
+    graphql_errors("execution", len(errors) - internal)

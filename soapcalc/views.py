@@ -18,6 +18,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_header_parameters
 from django.views.decorators.csrf import csrf_exempt
 
+from config.metrics.instruments import soap_fault
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.operation import answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
@@ -239,6 +240,7 @@ def _uri_length(request: HttpRequest) -> int:
 
 
 def _fault_response(fault: SoapFault, version: SoapVersion) -> HttpResponse:
+    soap_fault(fault.code.value, version.name)
     response = HttpResponse(
         render_fault(fault, version),
         status=fault.http_status(version),

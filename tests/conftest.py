@@ -13,11 +13,29 @@ import copy
 import socket
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Permission, User
 
 from articles import services as article_services
 from blogs import services as blog_services
 from blogs.models import Blog
+
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
+
+
+def pytest_collection_modifyitems(items):
+    """With DATABASE_REPLICA_URL set, content reads outside a transaction go to the `replica`
+    alias, the test database's mirror (config/settings/test.py): every test that may use the
+    database may use that alias too, as Django asks of tests that use a mirror."""
+    if "replica" not in settings.DATABASES:
+        return
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        if marker is None and not DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue
+        kwargs = {**(marker.kwargs if marker else {}), "databases": ["default", "replica"]}
+        item.add_marker(pytest.mark.django_db(*(marker.args if marker else ()), **kwargs), False)
+
 
 EDITOR_PERMISSIONS = r"^(add|change|delete|view)_(article|comment|blog|accesstoken)$"
 
@@ -121,11 +139,18 @@ def unreachable_database(db):
         broken_settings.update(HOST="127.0.0.1", PORT=str(closed_port))
     broken = original.__class__(broken_settings, "default")
     connections["default"] = broken
+    # A replica (in tests the mirror of the same database) is unreachable with it.
+    replica = connections["replica"] if "replica" in connections else None  # noqa: SIM401
+    if replica is not None:
+        connections["replica"] = original.__class__(broken_settings, "replica")
     try:
         yield
     finally:
         broken.close()
         connections["default"] = original
+        if replica is not None:
+            connections["replica"].close()
+            connections["replica"] = replica
 
 
 @pytest.fixture

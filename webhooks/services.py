@@ -19,6 +19,7 @@ from webhooks.models import (
     RESPONSE_EXCERPT_BYTES,
     Attempt,
     Delivery,
+    Event,
     Subscription,
 )
 from webhooks.outbox import hand_over
@@ -301,3 +302,17 @@ def deliveries_to_relay(*, limit: int = 500) -> list[int]:
         .order_by("next_attempt_at")
         .values_list("pk", flat=True)[:limit]
     )
+
+
+@transaction.atomic
+def events_purge(*, limit: int = 1000) -> int:
+    """Forget events older than WEBHOOK_KEEP_DAYS whose deliveries are all over (their deliveries
+    and attempts go with them), a batch at a time; how many events were deleted."""
+    before = timezone.now() - timedelta(days=settings.WEBHOOK_KEEP_DAYS)
+    ids = list(
+        Event.objects.filter(created_at__lt=before)
+        .exclude(deliveries__status=Delivery.Status.PENDING)
+        .values_list("pk", flat=True)[:limit]
+    )
+    Event.objects.filter(pk__in=ids).delete()
+    return len(ids)

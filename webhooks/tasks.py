@@ -27,6 +27,12 @@ def relay() -> int:
     return enqueue(ids)
 
 
+@app.task(name="webhooks.purge", ignore_result=True)
+def purge() -> int:
+    """Forget the events (with their deliveries and attempts) older than WEBHOOK_KEEP_DAYS."""
+    return services.events_purge()
+
+
 def enqueue(delivery_ids: list[int], *, countdown: float = 0) -> int:
     """Publish a task per delivery; how many reached the broker. Never raises: a broker that is
     down leaves the rows pending, and the relay hands them over once it is back."""

@@ -8,15 +8,15 @@ check (a 401, 403, 404 or 410 wins over 412, as section 13.2.1 requires).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
-from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
+from django.utils.http import http_date, parse_etags, parse_http_date_safe
 
 from articles.api.negotiation import HAL_FORMS_MEDIA_TYPE
 from articles.api.problems import PreconditionFailed
+from articles.etags import strong_etag
 
 SAFE_METHODS = ("GET", "HEAD")
 HTML_MEDIA_TYPE = "text/html"
@@ -45,12 +45,6 @@ class Validators:
         response["ETag"] = self.etag
         response["Last-Modified"] = http_date(self.last_modified_seconds)
         return response
-
-
-def strong_etag(*parts: object) -> str:
-    """A strong ETag from the values that identify one state of a resource."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
-    return quote_etag(digest)
 
 
 def variant_tag(etag: str, media_type: str) -> str:

@@ -19,12 +19,15 @@ from uritemplate import URITemplate
 
 CANONICAL_NAMESPACE = "api-v1.2"
 PAGE_TEMPLATE = "{?pageIndex,pageSize}"
+# Pages of articles also take a search and an order (articles.search): their links declare both.
+ARTICLES_TEMPLATE = "{?pageIndex,pageSize,q,sort}"
 
 Link = dict[str, Any]
 
 
 # Parsed once: a typo in the variable list fails at import, not in a client.
 _PAGE_QUERY = URITemplate(PAGE_TEMPLATE)
+_ARTICLES_QUERY = URITemplate(ARTICLES_TEMPLATE)
 # Stand-ins for the integer arguments of a route, far beyond any real id, so that the reversed
 # path shows exactly where each argument goes.
 _MARKER_BASE = 7_000_000_000_000_000_001
@@ -80,8 +83,23 @@ def page_template(collection_url: str) -> str:
     return collection_url + PAGE_TEMPLATE
 
 
-def page_href(collection_url: str, *, page_index: int, page_size: int) -> str:
-    """A page's href: the collection's templated link, expanded (so both always agree)."""
+def articles_template(collection_url: str) -> str:
+    return collection_url + ARTICLES_TEMPLATE
+
+
+def page_href(
+    collection_url: str,
+    *,
+    page_index: int,
+    page_size: int,
+    search: dict[str, str] | None = None,
+) -> str:
+    """A page's href: the collection's templated link, expanded (so both always agree). `search`
+    holds the `q` and `sort` of a page of articles that has them: every page link keeps them."""
+    if search:
+        return collection_url + _ARTICLES_QUERY.expand(
+            pageIndex=page_index, pageSize=page_size, **search
+        )
     return collection_url + _PAGE_QUERY.expand(pageIndex=page_index, pageSize=page_size)
 
 

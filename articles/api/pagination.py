@@ -18,6 +18,7 @@ from django.http import HttpRequest
 
 from articles.api.links import Link, curies, link, page_href
 from articles.api.problems import InvalidQueryParameter
+from articles.search import SearchError, clean_query, clean_sort
 from articles.selectors import Page
 
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
@@ -47,9 +48,25 @@ def page_params(request: HttpRequest) -> tuple[int, int]:
     return page_index, page_size
 
 
-def page_links(collection_url: str, page: Page[Any]) -> dict[str, Any]:
+def search_params(request: HttpRequest) -> dict[str, str]:
+    """`q` and `sort` of a page of articles, checked (articles.search), or a 400 naming the bad
+    one; only those given, as the page links repeat them."""
+    try:
+        query = clean_query(request.GET.get("q"))
+        sort = clean_sort(request.GET.get("sort"), query=query)
+    except SearchError as error:
+        raise InvalidQueryParameter(error.parameter, str(error)) from None
+    given = {"q": query, "sort": sort}
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def page_links(
+    collection_url: str, page: Page[Any], search: dict[str, str] | None = None
+) -> dict[str, Any]:
     def to(index: int) -> dict[str, Any]:
-        return link(page_href(collection_url, page_index=index, page_size=page.page_size))
+        return link(
+            page_href(collection_url, page_index=index, page_size=page.page_size, search=search)
+        )
 
     last = max(page.total_pages, 1)
     links: dict[str, Any] = {"firstPage": to(1)}
@@ -96,8 +113,9 @@ def page_body(
     total_name: str,
     embedded: Sequence[dict[str, Any]],
     item_title: Callable[[dict[str, Any]], str | None] = member_title,
+    search: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    relations = page_links(collection_url, page)
+    relations = page_links(collection_url, page, search)
     return {
         "pageIndex": page.page_index,
         "pageSize": page.page_size,

@@ -22,6 +22,7 @@ from rest_framework.views import set_rollback
 
 from articles.api.negotiation import BrowsableHalRenderer, is_browser_navigation
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
+from articles.search import SearchError
 from config.problems import problem_body, problem_response
 
 logger = logging.getLogger(__name__)
@@ -165,6 +166,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     set_rollback()
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("No such resource.")
+    elif isinstance(exc, SearchError):
+        # A search the database gave up on (articles.search): the request's `q` is too broad.
+        exc = InvalidQueryParameter(exc.parameter, str(exc))
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, (BadRequest, SuspiciousOperation)):

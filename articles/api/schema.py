@@ -18,6 +18,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 
 from articles.api.feeds import ATOM_MEDIA_TYPE, FEED_ENTRIES
+from articles.search import QUERY_MAX_LENGTH, SORTS
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -79,7 +80,7 @@ ARTICLE: dict[str, Any] = {
         "id": {"type": "integer"},
         "title": {"type": "string", "maxLength": 200},
         "content": {"type": "string", "description": "Left out when the article has none."},
-        "_links": _links("self", "doc:blog", "doc:comments"),
+        "_links": _links("self", "doc:blog", "doc:comments", "doc:revisions"),
     },
 }
 
@@ -138,7 +139,7 @@ COMPONENTS: dict[str, Any] = {
     },
     "ApiRoot": {
         "type": "object",
-        "properties": {"_links": _links("self", "doc:blogs", "doc:blog")},
+        "properties": {"_links": _links("self", "doc:blogs", "doc:blog", "doc:search")},
     },
     "Blog": {
         "type": "object",
@@ -197,6 +198,35 @@ COMPONENTS: dict[str, Any] = {
         },
     },
     "CommentPage": _page("totalComments", "Comment"),
+    # articles.api.views.revisions.revision_representation
+    "Revision": {
+        "type": "object",
+        "required": ["revision", "title", "articleETag", "replacedAt", "_links"],
+        "properties": {
+            "revision": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The article's version in this state.",
+            },
+            "title": {"type": "string", "maxLength": 200},
+            "content": {"type": "string", "description": "Left out when the state had none."},
+            "articleETag": {
+                "type": "string",
+                "description": "The ETag the article had in this state (its JSON representation).",
+            },
+            "replacedAt": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When a replace replaced this state (made the revision).",
+            },
+            "replacedBy": {
+                "type": "string",
+                "description": "The username of who replaced it; left out when unknown.",
+            },
+            "_links": _links("self", "doc:article"),
+        },
+    },
+    "RevisionPage": _page("totalRevisions", "Revision"),
     "Problem": {
         "type": "object",
         "description": "RFC 9457 problem details.",
@@ -263,6 +293,31 @@ PAGE_PARAMETERS = [
         f" (default {settings.PAGE_SIZE_DEFAULT}).",
     ),
 ]
+
+
+def search_parameters(*, q_required: bool = False) -> list[OpenApiParameter]:
+    """`q` and `sort` of a page of articles (articles.search)."""
+    return [
+        OpenApiParameter(
+            "q",
+            {"type": "string", "minLength": 1, "maxLength": QUERY_MAX_LENGTH},
+            required=q_required,
+            description=f"Search text, 1 to {QUERY_MAX_LENGTH} characters, not blank: on"
+            ' PostgreSQL web-search syntax ("quoted phrase", `or`, `-word`) over title and'
+            " content; on SQLite every word must occur in the title or the content"
+            " (case-insensitive). Every page link keeps it.",
+        ),
+        OpenApiParameter(
+            "sort",
+            str,
+            enum=list(SORTS),
+            description="The order; `-` for descending, ties broken by id. `relevance` only"
+            " with `q`. Default: `relevance` with `q`, else oldest first (the id).",
+        ),
+    ]
+
+
+SEARCH_PARAMETERS = search_parameters()
 _IF_MATCH = OpenApiParameter(
     "If-Match",
     str,

@@ -14,6 +14,7 @@ from articles.api.links import (
     Link,
     LinksField,
     api_url,
+    articles_template,
     link,
     page_template,
     relation_links,
@@ -75,7 +76,7 @@ def _blog_self(request: HttpRequest, blog: Blog) -> Link:
 
 
 def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(page_template(api_url(request, "articles", blog_id=blog.pk)))
+    return templated_link(articles_template(api_url(request, "articles", blog_id=blog.pk)))
 
 
 def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
@@ -101,6 +102,11 @@ def _article_blog(request: HttpRequest, article: Article) -> Link:
 
 def _article_comments(request: HttpRequest, article: Article) -> Link:
     url = api_url(request, "comments", blog_id=article.blog_id, article_id=article.pk)
+    return templated_link(page_template(url))
+
+
+def _article_revisions(request: HttpRequest, article: Article) -> Link:
+    url = api_url(request, "revisions", blog_id=article.blog_id, article_id=article.pk)
     return templated_link(page_template(url))
 
 
@@ -140,6 +146,7 @@ ARTICLE_RELATIONS = {
     "self": _article_self,
     "doc:blog": _article_blog,
     "doc:comments": _article_comments,
+    "doc:revisions": _article_revisions,
 }
 
 

@@ -31,6 +31,8 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from config.metrics.instruments import count_cache_call
+
 logger = logging.getLogger(__name__)
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -101,6 +103,7 @@ def _hit(key: str, now: float, window: int, cost: int = 1) -> tuple[float, int]:
     """(start of the window, hits in it including these `cost` ones)."""
     client = _redis_client()
     if client is not None:
+        count_cache_call("eval")  # past the cache API, so counted here for the metrics
         started, hits = client.eval(_REDIS_WINDOW, 1, cache.make_key(key), repr(now), window, cost)
         return float(started), int(hits)
     started = _window_start(f"{key}:start", now, window)

@@ -10,6 +10,8 @@ from articles.api.feeds import BlogFeedView
 from articles.api.views.articles import ArticleListView, ArticleView
 from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
+from articles.api.views.revisions import RevisionListView, RevisionView
+from articles.api.views.search import ArticleSearchView
 from webhooks.api.urls import urlpatterns as webhook_urlpatterns
 
 app_name = "api"
@@ -19,6 +21,7 @@ _ARTICLE = "blogs/<int:blog_id>/articles/<int:article_id>"
 urlpatterns = [
     path("", ApiRootView.as_view(), name="root"),
     path("blogs", BlogListView.as_view(), name="blogs"),
+    path("articles", ArticleSearchView.as_view(), name="search"),
     path("blogs/<int:blog_id>", BlogView.as_view(), name="blog"),
     # Not a DRF view: exempt as they are, so that a POST is its 405 and not a CSRF refusal.
     path("blogs/<int:blog_id>/feed", csrf_exempt(BlogFeedView.as_view()), name="feed"),
@@ -26,6 +29,8 @@ urlpatterns = [
     path(_ARTICLE, ArticleView.as_view(), name="article"),
     path(f"{_ARTICLE}/comments", CommentListView.as_view(), name="comments"),
     path(f"{_ARTICLE}/comments/<int:comment_id>", CommentView.as_view(), name="comment"),
+    path(f"{_ARTICLE}/revisions", RevisionListView.as_view(), name="revisions"),
+    path(f"{_ARTICLE}/revisions/<int:revision>", RevisionView.as_view(), name="revision"),
 ]
 # A blog's webhooks (webhooks.api): the same API, prefix and link names.
 urlpatterns += webhook_urlpatterns

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "graphene_django",
     "axes",
     "csp",
+    "simple_history",
     "blogs",
     "articles",
     "graphapi",
@@ -58,6 +59,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a request's time, status, queries and cache calls include all the others' work.
+    "config.metrics.middleware.MetricsMiddleware",
     "config.middleware.RequestIdMiddleware",
     "config.middleware.RefusedBodyDrainMiddleware",
     "config.middleware.BadRequestMiddleware",
@@ -74,6 +77,8 @@ MIDDLEWARE = [
     # machine surfaces is csrf_exempt, so it costs them no more than reading the cookie.
     "django.middleware.csrf.CsrfViewMiddleware",
     "config.cookie_middleware.HtmlAuthenticationMiddleware",
+    # After the session's user is known: it names the client whose reads follow its writes.
+    "config.db_router.ReplicaPinMiddleware",
     "config.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -108,26 +113,54 @@ TEMPLATES = [
 
 # Database: SQLite file in the project folder unless DATABASE_URL names another (PostgreSQL
 # through psycopg 3: postgres://user:password@host:5432/name).
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+# DATABASE_POOLER=pgbouncer: the URLs name a pgbouncer in transaction mode, where each
+# transaction may run on another server connection: no server-side cursors (they live across
+# transactions), no prepared statements (psycopg's prepare_threshold=None, Django's default made
+# explicit), and the code keeps no session state (docs/production.md, "Connection pooling").
+DATABASE_POOLER = env_choice("DATABASE_POOLER", "none", ("none", "pgbouncer"))
+
+
+def database_from_url(url: str) -> dict:
+    database = dj_database_url.parse(
+        url,
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
         conn_health_checks=True,
     )
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database["OPTIONS"] = {
+            # IMMEDIATE takes the write lock when a transaction starts, so concurrent writers
+            # queue instead of failing with "database is locked" when a read lock is upgraded.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    elif database["ENGINE"] == "django.db.backends.postgresql":
+        database.setdefault("OPTIONS", {})
+        database["OPTIONS"].setdefault(
+            "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
+        )
+        if DATABASE_POOLER == "pgbouncer":
+            database["DISABLE_SERVER_SIDE_CURSORS"] = True
+            database["OPTIONS"]["prepare_threshold"] = None
+    return database
+
+
+DATABASES = {
+    "default": database_from_url(env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["OPTIONS"] = {
-        # IMMEDIATE takes the write lock when a transaction starts, so concurrent writers queue
-        # instead of failing with "database is locked" when a read lock is upgraded.
-        "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-    }
-elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("OPTIONS", {})
-    DATABASES["default"]["OPTIONS"].setdefault(
-        "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
-    )
+# DATABASE_REPLICA_URL: a streaming replica of that database. Content reads go there, except a
+# client's own reads for REPLICA_PIN_SECONDS after it wrote; a replica that is unreachable or
+# more than REPLICA_MAX_LAG_SECONDS behind (checked every REPLICA_CHECK_SECONDS per process) is
+# left out (config/db_router.py, docs/production.md "Read replica").
+if env_str("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = database_from_url(env_str("DATABASE_REPLICA_URL"))
+DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+# A writer's commit not replayed after REPLICA_PIN_SECONDS means the replica is more than that
+# behind; with the pin at least REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS, every process
+# has found it lagging by then and reads from the primary (docs/decisions/read-replica.md).
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 10, minimum=1)
+REPLICA_MAX_LAG_SECONDS = env_int("REPLICA_MAX_LAG_SECONDS", 5, minimum=0)
+REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 2, minimum=1)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -140,7 +173,8 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
+            # django-redis's RedisCache, counting its calls for the metrics.
+            "BACKEND": "config.metrics.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {
                 "SOCKET_CONNECT_TIMEOUT": 0.5,
@@ -151,7 +185,8 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            # Django's DatabaseCache, counting its calls for the metrics.
+            "BACKEND": "config.metrics.cache.DatabaseCache",
             "LOCATION": CACHE_TABLE,
             # Django culls a third of the entries past MAX_ENTRIES (300 by default), which would
             # forget idempotency keys long before their 24 hours.
@@ -248,6 +283,15 @@ PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
 # A page embeds an article's content only up to this many characters (longer: left out, with
 # "contentOmitted": true), so that a page of 100 stays a few MB at most.
 PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
+# The revisions kept per article (articles.services): a replace beyond the bound deletes the
+# oldest in its own transaction.
+ARTICLE_REVISIONS_KEPT = env_int("ARTICLE_REVISIONS_KEPT", 50, minimum=1)
+# Revisions are listed per article by version (a unique index): an index on their date alone
+# would only cost every replace a write.
+SIMPLE_HISTORY_DATE_INDEX = False
+# A search on PostgreSQL ranks every match: one that matches most of a large blog would hold a
+# connection for seconds. Past this budget it is refused (400, "narrow it"); docs/rest.md.
+SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 2000, minimum=1)
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 
@@ -332,6 +376,10 @@ SPECTACULAR_SETTINGS = {
 
 GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 
+# /metrics answers 404 unless this is set; then it needs `Authorization: Bearer <token>`
+# (docs/production.md, "Metrics"). PROMETHEUS_MULTIPROC_DIR is read by prometheus-client itself.
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+
 # --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
 # The origin integrators reach the service at: the links in a message's data start with it (its
 # host must be one of ALLOWED_HOSTS). By default the first host named in ALLOWED_HOSTS, over
@@ -356,6 +404,9 @@ WEBHOOK_RETRY_MAX_SECONDS = env_int("WEBHOOK_RETRY_MAX_SECONDS", 4 * 3600, minim
 WEBHOOK_DISABLE_AFTER_HOURS = env_int("WEBHOOK_DISABLE_AFTER_HOURS", 72, minimum=1)
 WEBHOOK_RELAY_SECONDS = env_int("WEBHOOK_RELAY_SECONDS", 10, minimum=1)
 WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, minimum=1)
+# Events, their deliveries and attempts are forgotten this long after the event (hourly, by beat),
+# once no delivery of theirs is pending.
+WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 30, minimum=1)
 
 # Redis in production (a database number of its own, not the cache's: a cache clear would empty
 # the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
@@ -380,7 +431,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULE = {
-    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)}
+    "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
+    "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME") or str(
     BASE_DIR / ".celery-beat-schedule"

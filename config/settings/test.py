@@ -24,10 +24,14 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": None}
+if "replica" in DATABASES:
+    # No test database of its own: the replica alias reads the test database (Django's mirror).
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
 if not REDIS_URL:
-    # Memory is enough for one process and keeps the suite fast; the database cache that
-    # production uses without Redis is tested on real gunicorn servers (tests/reliability).
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Memory is enough for one process and keeps the suite fast (counted for the metrics, as
+    # production's caches are); the database cache that production uses without Redis is
+    # tested on real gunicorn servers (tests/reliability).
+    CACHES = {"default": {"BACKEND": "config.metrics.cache.LocMemCache"}}
 # No broker server in the unit tests: what the services hand over after a commit stays in this
 # process (the tests call the delivery task's function themselves); the worker and broker are
 # tested as real processes in tests/reliability.

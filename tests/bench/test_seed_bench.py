@@ -173,3 +173,13 @@ def test_on_postgresql_the_seeded_table_is_vacuumed_so_paging_scans_only_the_ind
 
 def test_inside_a_transaction_the_vacuum_is_skipped_not_failed():
     assert "table vacuumed" not in seed(3)
+
+
+def test_each_article_names_a_few_topics_so_that_a_search_finds_some_not_all():
+    seed(2000)
+
+    both = Article.objects.filter(content__contains="harbour").filter(content__contains="lantern")
+    assert 0 < Article.objects.filter(content__contains="harbour").count() < 200
+    assert both.count() < 20
+    assert Article.objects.get(pk=live_ids(1)[0]).content.startswith("A benchmark article.")
+    assert Article.objects.values("content").distinct().count() > 1000

@@ -80,3 +80,15 @@ class GraphQLClient:
 @pytest.fixture
 def gql(client: Client) -> GraphQLClient:
     return GraphQLClient(client)
+
+
+@pytest.fixture
+def api_etag(client: Client):
+    """api_etag(article) -> the ETag GET /api/v1.2/... answers for the article now."""
+
+    def etag(article) -> str:
+        response = client.get(f"/api/v1.2/blogs/{article.blog_id}/articles/{article.pk}")
+        assert response.status_code == 200
+        return response["ETag"]
+
+    return etag

@@ -109,11 +109,29 @@ def test_blogs_and_articles_are_read_only_views_of_the_rest_data(gql):
         "id": "ID",
         "title": "String",
         "description": "String",
+        "articles": "ArticlePage",
     }
     article = {
         name: type_string(field["type"]) for name, field in introspect(gql, "Article").items()
     }
-    assert article == {"id": "ID", "title": "String", "content": "String", "blog": "Blog"}
+    assert article == {
+        "id": "ID",
+        "title": "String",
+        "content": "String",
+        "blog": "Blog",
+        "revisions": "[Revision]",
+    }
+    revision = {
+        name: type_string(field["type"]) for name, field in introspect(gql, "Revision").items()
+    }
+    assert revision == {
+        "revision": "Int",
+        "title": "String",
+        "content": "String",
+        "articleEtag": "String",
+        "replacedAt": "DateTime",
+        "replacedBy": "String",
+    }
 
 
 def test_the_schema_has_no_mutations(gql):

@@ -40,14 +40,17 @@ def page(api, path: str, *, status: int = 200, method: str = "GET", **kwargs):
 def test_a_templated_link_is_a_form_for_its_variables(api, article):
     _, document = page(api, article_url(article))
 
-    (form,) = document.xpath("//form[contains(@class, 'hal-template')]")
+    forms = document.xpath("//form[contains(@class, 'hal-template')]")
     comments = f"{ORIGIN}{article_url(article)}/comments"
-    assert form.get("method") == "get"
-    assert form.get("action") == comments
-    assert form.get("data-template") == comments + "{?pageIndex,pageSize}"
-    assert [i.get("name") for i in form.xpath(".//input")] == ["pageIndex", "pageSize"]
-    # The form's own submission (no script) is a request of the collection with the variables.
-    assert api.get(comments, {"pageIndex": "1", "pageSize": "5"}).status_code == 200
+    revisions = f"{ORIGIN}{article_url(article)}/revisions"
+    assert [form.get("action") for form in forms] == [comments, revisions]
+    for form, collection in zip(forms, (comments, revisions), strict=True):
+        assert form.get("method") == "get"
+        assert form.get("data-template") == collection + "{?pageIndex,pageSize}"
+        assert [i.get("name") for i in form.xpath(".//input")] == ["pageIndex", "pageSize"]
+        # The form's own submission (no script) is a request of the collection with the
+        # variables.
+        assert api.get(collection, {"pageIndex": "1", "pageSize": "5"}).status_code == 200
 
 
 def test_curie_prefixed_relations_link_to_their_documentation(api, article):
@@ -57,6 +60,7 @@ def test_curie_prefixed_relations_link_to_their_documentation(api, article):
     assert docs == {
         "doc:blog": f"{ORIGIN}/docs/rels/blog",
         "doc:comments": f"{ORIGIN}/docs/rels/comments",
+        "doc:revisions": f"{ORIGIN}/docs/rels/revisions",
     }
     for href in docs.values():
         assert api.get(href).status_code == 200

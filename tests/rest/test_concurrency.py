@@ -180,3 +180,45 @@ def test_concurrent_deletes_of_one_comment_give_exactly_one_204(live_server, dja
         delete = partial(http, "DELETE", comment_url, headers={"X-Access-Token": token})
         results = [status for status, _, _ in race([delete] * 4)]
         assert sorted(results) == [204, 404, 404, 404], round_number
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_unconditional_puts_each_keep_the_state_they_replaced(
+    live_server, django_user_model
+):
+    """Six PUTs without If-Match at once: the last writer wins, and no state is lost on the
+    way: the revisions and the article together hold the first state and every title sent,
+    each once, with the versions 1 to 6 in a row."""
+    from articles.models import ArticleRevision
+
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Race")
+    blog.authors.add(alice)
+    article = services.article_create(blog=blog, title="Start")
+    _, token = blog_services.token_issue(user=alice, name="race")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles/{article.pk}"
+    titles = [f"writer {n}" for n in range(6)]
+    barrier = threading.Barrier(len(titles))
+    statuses: list[int] = []
+
+    def put(title: str) -> None:
+        barrier.wait()
+        status, _, _ = http("PUT", url, body={"title": title}, headers={"X-Access-Token": token})
+        statuses.append(status)
+
+    threads = [threading.Thread(target=put, args=(title,)) for title in titles]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert statuses == [200] * len(titles)
+    kept = list(ArticleRevision.objects.filter(id=article.pk).order_by("version"))
+    current = Article.objects.get(pk=article.pk)
+    assert [revision.version for revision in kept] == list(range(1, 7))
+    assert current.version == 7
+    assert kept[0].title == "Start"
+    assert sorted([*(r.title for r in kept[1:]), current.title]) == sorted(titles)
+    _, _, page = http("GET", f"{url}/revisions?pageSize=10")
+    assert json.loads(page)["totalRevisions"] == 6

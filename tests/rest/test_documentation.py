@@ -77,6 +77,7 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
     ]
     assert set(document["paths"]) == {
         "/",
+        "/articles",
         "/blogs",
         "/blogs/{blog_id}",
         "/blogs/{blog_id}/feed",
@@ -90,6 +91,8 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries",
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}",
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+        "/blogs/{blog_id}/articles/{article_id}/revisions",
+        "/blogs/{blog_id}/articles/{article_id}/revisions/{revision}",
     }
 
 
@@ -100,7 +103,13 @@ def test_the_schema_has_the_hal_shapes_paging_token_and_problems(api, db):
     page = components["schemas"]["ArticlePage"]["properties"]
     put = document["paths"]["/blogs/{blog_id}/articles/{article_id}"]["put"]
 
-    assert set(article_links["required"]) == {"curies", "self", "doc:blog", "doc:comments"}
+    assert set(article_links["required"]) == {
+        "curies",
+        "self",
+        "doc:blog",
+        "doc:comments",
+        "doc:revisions",
+    }
     assert {"pageIndex", "pageSize", "totalPages", "totalArticles", "_link", "_links"} <= set(page)
     assert page["_embedded"]["type"] == "array"
     scheme = components["securitySchemes"]["accessToken"]
@@ -167,7 +176,7 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     blog_doc = body(api.get(URITemplate(blog_link["href"]).expand(id=blog.pk)))
     follow(blog_doc)
     articles_template = URITemplate(blog_doc["_links"]["doc:articles"]["href"])
-    assert set(articles_template.variable_names) == {"pageIndex", "pageSize"}
+    assert set(articles_template.variable_names) == {"pageIndex", "pageSize", "q", "sort"}
 
     url = articles_template.expand(pageSize=5)
     titles, pages = [], 0
@@ -192,10 +201,12 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     assert seen_rels == {
         "doc:blogs",
         "doc:blog",
+        "doc:search",
         "doc:articles",
         "doc:comments",
         "doc:article",
         "doc:webhooks",
+        "doc:revisions",
     }
 
 

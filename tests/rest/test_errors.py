@@ -98,11 +98,16 @@ def test_an_unreachable_database_is_503_with_retry_after(api, db):
         },
         "default",
     )
-    connections["default"] = unreachable
+    # With DATABASE_REPLICA_URL, the replica (the same database's mirror in tests) is gone too.
+    aliases = [alias for alias in ("default", "replica") if alias in connections]
+    originals = {alias: connections[alias] for alias in aliases}
+    for alias in aliases:
+        connections[alias] = unreachable
     try:
         response = api.get(f"{API}/blogs/1")
     finally:
-        connections["default"] = original
+        for alias in aliases:
+            connections[alias] = originals[alias]
         unreachable.close()
 
     problem = assert_problem(response, 503)

@@ -190,7 +190,7 @@ def test_restnavigator_walks_to_a_page_that_it_cannot_ingest_for_its_embedded_ar
     root = Navigator.hal(f"{live_server.url}/api/v1.2/")
     blog_nav = root["doc:blog"](id=blog.pk)
 
-    assert set(root.links()) == {"self", "doc:blogs", "doc:blog"}
+    assert set(root.links()) == {"self", "doc:blogs", "doc:blog", "doc:search"}
     assert blog_nav()["title"] == "Alice's blog"
     with pytest.raises(AttributeError, match="'list' object has no attribute 'items'"):
         blog_nav["doc:articles"]()()
@@ -204,5 +204,5 @@ def test_restnavigator_reads_an_items_links_and_follows_them(live_server, blog):
     article_nav = Navigator.hal(item["href"])
 
     assert article_nav() == {"id": article.pk, "title": "First post"}
-    assert set(article_nav.links()) == {"self", "doc:blog", "doc:comments"}
+    assert set(article_nav.links()) == {"self", "doc:blog", "doc:comments", "doc:revisions"}
     assert article_nav["doc:blog"]()["title"] == "Alice's blog"

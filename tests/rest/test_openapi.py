@@ -24,6 +24,7 @@ from articles.api import serializers
 from articles.api.views import articles as article_views
 from articles.api.views import blogs as blog_views
 from articles.api.views import comments as comment_views
+from articles.api.views import revisions as revision_views
 from blogs import services as blog_services
 from blogs.models import Blog
 from webhooks import services as webhook_services
@@ -64,6 +65,7 @@ OPERATION_IDS = [
     "blog_read",
     "blog_feed",
     "articles_list",
+    "articles_search",
     "article_create",
     "article_read",
     "article_replace",
@@ -81,6 +83,8 @@ OPERATION_IDS = [
     "webhook_deliveries_list",
     "webhook_delivery_read",
     "webhook_redeliver",
+    "revisions_list",
+    "revision_read",
 ]
 
 
@@ -125,7 +129,7 @@ def test_reads_say_they_need_no_token_and_writes_name_the_token(document):
 def _docstrings() -> set[str]:
     """Every docstring of the views and serializers: written for maintainers, not API users."""
     found = set()
-    for module in (blog_views, article_views, comment_views, serializers):
+    for module in (blog_views, article_views, comment_views, revision_views, serializers):
         for _, member in inspect.getmembers(module, inspect.isclass):
             if member.__module__ != module.__name__:
                 continue
@@ -166,7 +170,8 @@ class World:
     def place(self, name: str) -> dict[str, int]:
         if name == "missing":
             return dict.fromkeys(
-                ("blog_id", "article_id", "comment_id", "webhook_id", "delivery_id"), 999_999
+                ("blog_id", "article_id", "comment_id", "webhook_id", "delivery_id", "revision"),
+                999_999,
             )
         blog = Blog.objects.create(title="Alice's blog", description="Notes")
         blog.authors.add(self.author)
@@ -175,6 +180,8 @@ class World:
         )
         article = article_services.article_create(blog=blog, title="Post", content="Text")
         comment = article_services.comment_create(article=article, author=self.author, text="Hi")
+        # Revision 1 of the article: the state this replace replaced.
+        article = article_services.article_replace(article=article, title="Post", content="Text")
         if name == "deleted":
             article_services.article_delete(article=article)
         elif name == "locked":
@@ -193,6 +200,7 @@ class World:
             "comment_id": comment.pk,
             "webhook_id": webhook.pk,
             "delivery_id": delivery.pk,
+            "revision": 1,
         }
 
 
@@ -220,6 +228,8 @@ def send(
     place, _, change = how.partition(":")
     method, path, operation = operation_by_id(document, operation_id)
     url = urlsplit(document["servers"][0]["url"]).path + path.format(**world.place(place))
+    if operation_id == "articles_search":
+        url += "?q=Post"  # required there
     headers: dict[str, str] = {}
     if method != "get" or operation["security"]:
         headers["X-Access-Token"] = world.tokens["alice"]
@@ -237,7 +247,7 @@ def send(
     elif change == "current-etag":
         headers["If-None-Match"] = api.get(url)["ETag"]
     elif change == "bad-page":
-        url += "?pageSize=0"
+        url += ("&" if "?" in url else "?") + "pageSize=0"
     elif change == "malformed-json":
         payload = "{not json"
     elif change == "missing-field":
@@ -287,6 +297,9 @@ SCENARIOS = [
     ("articles_list", 304, "live:current-etag"),
     ("articles_list", 400, "live:bad-page"),
     ("articles_list", 404, "missing"),
+    ("articles_search", 200, "live"),
+    ("articles_search", 304, "live:current-etag"),
+    ("articles_search", 400, "live:bad-page"),
     ("article_create", 201, "live"),
     ("article_create", 400, "live:malformed-json"),
     ("article_create", 401, "live:no-token"),
@@ -392,6 +405,17 @@ SCENARIOS = [
     ("webhook_redeliver", 403, "live:bob"),
     ("webhook_redeliver", 404, "missing"),
     ("webhook_redeliver", 409, "delivered"),
+    ("revisions_list", 200, "live"),
+    ("revisions_list", 200, "archived"),
+    ("revisions_list", 304, "live:current-etag"),
+    ("revisions_list", 400, "live:bad-page"),
+    ("revisions_list", 404, "missing"),
+    ("revisions_list", 410, "deleted"),
+    ("revision_read", 200, "live"),
+    ("revision_read", 200, "locked"),
+    ("revision_read", 304, "live:current-etag"),
+    ("revision_read", 404, "missing"),
+    ("revision_read", 410, "deleted"),
 ]
 # What any operation answers.
 ANY_OPERATION = [

@@ -28,6 +28,10 @@ def test_api_root_links_to_the_blogs_and_a_templated_blog(api, db):
         "self": {"href": f"{ORIGIN}{API}/"},
         "doc:blogs": {"href": f"{ORIGIN}{API}/blogs{{?pageIndex,pageSize}}", "templated": True},
         "doc:blog": {"href": f"{ORIGIN}{API}/blogs/{{id}}", "templated": True},
+        "doc:search": {
+            "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}",
+            "templated": True,
+        },
     }
 
 
@@ -43,7 +47,7 @@ def test_blog_has_its_fields_and_a_templated_articles_link(api, blog):
             "curies": CURIES,
             "self": {"href": f"{ORIGIN}{API}/blogs/{blog.pk}"},
             "doc:articles": {
-                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize}}",
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort}}",
                 "templated": True,
             },
             "alternate": {
@@ -74,6 +78,10 @@ def test_article_links_to_itself_its_blog_with_title_and_its_comments(api, artic
             "doc:blog": {"href": base, "title": "Alice's blog"},
             "doc:comments": {
                 "href": f"{base}/articles/{article.pk}/comments{{?pageIndex,pageSize}}",
+                "templated": True,
+            },
+            "doc:revisions": {
+                "href": f"{base}/articles/{article.pk}/revisions{{?pageIndex,pageSize}}",
                 "templated": True,
             },
         },

@@ -144,3 +144,21 @@ def test_the_relay_hands_over_what_never_reached_the_broker(blog, webhook, setti
     delivery.refresh_from_db()
     assert delivery.enqueued_at is not None
     assert services.deliveries_to_relay() == []
+
+
+def test_old_events_are_forgotten_once_their_deliveries_are_over(blog, webhook, settings):
+    settings.WEBHOOK_KEEP_DAYS = 30
+    article_services.article_create(blog=blog, title="Old and done")
+    article_services.article_create(blog=blog, title="Old, still pending")
+    article_services.article_create(blog=blog, title="Recent")
+    done, pending, recent = Event.objects.order_by("created_at", "id")
+    Event.objects.filter(pk__in=[done.pk, pending.pk]).update(
+        created_at=done.created_at.replace(year=2000)
+    )
+    Delivery.objects.filter(event=done).update(status="succeeded")
+
+    from webhooks.tasks import purge
+
+    assert purge() == 1
+    assert set(Event.objects.values_list("pk", flat=True)) == {pending.pk, recent.pk}
+    assert not Delivery.objects.filter(event_id=done.pk).exists()

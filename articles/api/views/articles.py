@@ -12,7 +12,8 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from articles import selectors, services
+from articles import search as article_search
+from articles import services
 from articles.api import forms
 from articles.api.base import (
     ApiView,
@@ -30,7 +31,7 @@ from articles.api.conditional import (
 )
 from articles.api.idempotency import run_idempotent
 from articles.api.links import api_url
-from articles.api.pagination import page_body, page_params
+from articles.api.pagination import page_body, page_params, search_params
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.problems import UnprocessableContent
 from articles.api.schema import (
@@ -38,6 +39,7 @@ from articles.api.schema import (
     IDEMPOTENCY_KEY,
     PAGE_PARAMETERS,
     PREFER,
+    SEARCH_PARAMETERS,
     read,
     ref,
     write,
@@ -48,6 +50,7 @@ from articles.api.serializers import (
     article_page_item,
     deleted_article_links,
 )
+from articles.etags import article_etag
 from articles.exceptions import ArticleLocked, BlogArchived
 from articles.models import Article
 from blogs import representations
@@ -55,25 +58,19 @@ from blogs.models import Blog
 
 
 def article_validators(article: Article) -> Validators:
-    # The blog's title is part of the representation (doc:blog's title), so it is part of the
-    # tag; so are the archived blog and the lock, which decide the HAL-FORMS templates.
-    return Validators(
-        strong_etag(
-            "article",
-            article.pk,
-            article.version,
-            article.blog.title,
-            article.blog.archived,
-            article.locked,
-        ),
-        article.updated_at,
-    )
+    return Validators(article_etag(article), article.updated_at)
 
 
-def articles_page_validators(blog: Blog, page_index: int, page_size: int) -> Validators:
-    # Every article write bumps Blog.revision in the same transaction: no scan of the page.
+def articles_page_validators(
+    blog: Blog, page_index: int, page_size: int, search: dict[str, str] | None = None
+) -> Validators:
+    # Every article write bumps Blog.revision in the same transaction: no scan of the page (a
+    # search or an order of the blog's articles changes only with them, too).
+    # `sort` first: it never holds the separator, so the last part (`q`) cannot be confused.
+    by = (search.get("sort", ""), search.get("q", "")) if search else ()
     return Validators(
-        strong_etag("articles", blog.pk, blog.revision, page_index, page_size), blog.updated_at
+        strong_etag("articles", blog.pk, blog.revision, page_index, page_size, *by),
+        blog.updated_at,
     )
 
 
@@ -135,27 +132,46 @@ def cached_read(
     return validators.apply(Response(data))
 
 
-def articles_page_read(request: Request, blog_id: int, page: tuple[int, int]) -> HttpResponse:
-    """Page `(pageIndex, pageSize)` of the blog's articles, or 304."""
+def articles_page_read(
+    request: Request, blog_id: int, page: tuple[int, int], search: dict[str, str] | None = None
+) -> HttpResponse:
+    """Page `(pageIndex, pageSize)` of the blog's articles, or 304; `search` holds the checked
+    `q` and `sort` when given (pagination.search_params)."""
     page_index, page_size = page
+    search = search or {}
 
     def build() -> tuple[Validators, dict[str, Any]]:
         blog = get_blog_for_reading(blog_id)
-        items = selectors.article_page(blog=blog, page_index=page_index, page_size=page_size)
+        items = article_search.blog_article_page(
+            blog=blog,
+            query=search.get("q"),
+            sort=search.get("sort"),
+            page_index=page_index,
+            page_size=page_size,
+        )
         body = page_body(
             request,
             collection_url=api_url(request, "articles", blog_id=blog.pk),
             page=items,
             total_name="totalArticles",
             embedded=[article_page_item(request, article) for article in items.items],
+            search=search,
         )
         if wants_forms(request) and (templates := forms.article_page_templates(request, blog)):
             body["_templates"] = templates
-        return articles_page_validators(blog, page_index, page_size), body
+        return articles_page_validators(blog, page_index, page_size, search), body
 
+    if "q" in search:
+        # Searches are not cached: each text is its own entry, mostly read once, and would push
+        # the hot pages out (docs/decisions/search.md). Their ETag still gives 304s.
+        validators, data = build()
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        return validators.apply(Response(data))
+    order = f":{search['sort']}" if "sort" in search else ""
     return cached_read(
         request,
-        f"articles:{blog_id}:{page_index}:{page_size}",
+        f"articles:{blog_id}:{page_index}:{page_size}{order}",
         [
             representations.blog_generation(blog_id),
             representations.blog_articles_generation(blog_id),
@@ -170,16 +186,18 @@ class ArticleListView(ApiView):
         "A page of a blog's articles",
         "ArticlePage",
         tag="articles",
-        description="The blog's articles, a page at a time, oldest first (ascending id). An"
-        " article whose content is too long for a page comes without it and with"
-        " `contentOmitted`: follow its `self` link for the whole article. A `pageIndex` past the"
-        " last page is an empty page.",
+        description="The blog's articles, a page at a time, oldest first (ascending id) unless"
+        " `sort` says otherwise. With `q`, only the articles that match it, most relevant first"
+        " (full-text search on PostgreSQL; every word, case-insensitive, on SQLite): every page"
+        " link keeps `q` and `sort`. An article whose content is too long for a page comes"
+        " without it and with `contentOmitted`: follow its `self` link for the whole article. A"
+        " `pageIndex` past the last page is an empty page.",
         errors=(404,),
-        parameters=PAGE_PARAMETERS,
+        parameters=[*PAGE_PARAMETERS, *SEARCH_PARAMETERS],
     )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page = page_params(request)  # a bad parameter is a 400 even for a missing blog
-        return articles_page_read(request, blog_id, page)
+        return articles_page_read(request, blog_id, page, search_params(request))
 
     @write(
         "article_create",
@@ -203,7 +221,7 @@ class ArticleListView(ApiView):
 
         def create() -> Response:
             fields = read_article_body(request)
-            article = services.article_create(blog=blog, **fields)
+            article = services.article_create(blog=blog, actor=request.user, **fields)
             response = article_response(request, article, status=201)
             response["Location"] = api_url(
                 request, "article", blog_id=blog.pk, article_id=article.pk
@@ -260,7 +278,10 @@ class ArticleView(ApiView):
         evaluate(request, article_validators(article))
         fields = read_article_body(request)
         updated = services.article_replace(
-            article=article, expected_version=expected_version(request, article), **fields
+            article=article,
+            expected_version=expected_version(request, article),
+            actor=request.user,
+            **fields,
         )
         updated.blog = blog
         return article_response(request, updated)
@@ -284,7 +305,9 @@ class ArticleView(ApiView):
         ensure_writable(article)
         evaluate(request, article_validators(article))
         services.article_delete(
-            article=article, expected_version=expected_version(request, article)
+            article=article,
+            expected_version=expected_version(request, article),
+            actor=request.user,
         )
         # RFC 9110 section 15.3.5: a 204 has no content, so the blog link goes in a Link header
         # (RFC 8288); the body the specification shows comes with Prefer: return=representation

@@ -11,13 +11,20 @@ from rest_framework.response import Response
 from articles import selectors
 from articles.api.base import ApiView, get_blog
 from articles.api.conditional import Validators, evaluate, strong_etag
-from articles.api.links import api_url, curies, link, page_template, templated_link
+from articles.api.links import (
+    api_url,
+    articles_template,
+    curies,
+    link,
+    page_template,
+    templated_link,
+)
 from articles.api.pagination import page_body, page_params
 from articles.api.schema import PAGE_PARAMETERS, read
 from articles.api.serializers import BlogSerializer
 from blogs.models import Blog
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class ApiRootView(ApiView):
@@ -28,8 +35,9 @@ class ApiRootView(ApiView):
         "The API root",
         "ApiRoot",
         tag="root",
-        description="Where a client starts: follow `doc:blogs` to the blogs, or expand the"
-        " templated `doc:blog` link with a blog's id. The `curies` link to the documentation of"
+        description="Where a client starts: follow `doc:blogs` to the blogs, expand the"
+        " templated `doc:blog` link with a blog's id, or `doc:search` with `q` to search the"
+        " articles of every blog. The `curies` link to the documentation of"
         " each `doc:` relation.",
         conditional=False,
     )
@@ -42,6 +50,7 @@ class ApiRootView(ApiView):
                     "self": link(api_url(request, "root")),
                     "doc:blogs": templated_link(page_template(blogs_url)),
                     "doc:blog": templated_link(blogs_url + "/{id}"),
+                    "doc:search": templated_link(articles_template(api_url(request, "search"))),
                 }
             }
         )
@@ -68,7 +77,7 @@ class BlogListView(ApiView):
         state = selectors.blog_list_state()
         validators = Validators(
             strong_etag("blogs", state.count, state.id_sum, state.revisions, page_index, page_size),
-            state.last_modified or _EPOCH,
+            state.last_modified or EPOCH,
         )
         if (not_modified := evaluate(request, validators)) is not None:
             return not_modified

@@ -1,0 +1,146 @@
+"""An article's revisions: the states its replaces replaced (articles.services), read-only.
+
+A revision never changes once made, but it can go: pruned past ARTICLE_REVISIONS_KEPT (404), or
+with its article (410, like the article). Restoring one is a PUT of its title and content to
+the article, with If-Match (docs/rest.md)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles import selectors
+from articles.api.base import ApiView, get_blog_article
+from articles.api.conditional import Validators, evaluate
+from articles.api.links import api_url, link, relation_links
+from articles.api.pagination import page_body, page_params
+from articles.api.schema import PAGE_PARAMETERS, read
+from articles.etags import strong_etag
+from articles.models import Article, ArticleRevision
+
+# An `item` link's title: the revision number and the title it had, so that a list of links
+# tells them apart without fetching each.
+ITEM_TITLE = "Revision {revision}: {title}"
+
+
+def _timestamp(value: Any) -> str:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _revision_self(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
+    return link(
+        api_url(
+            request,
+            "revision",
+            blog_id=revision.article.blog_id,
+            article_id=revision.id,
+            revision=revision.version,
+        )
+    )
+
+
+def _revision_article(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
+    # Untitled: the article's title changes, and a revision's representation does not.
+    return link(
+        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id)
+    )
+
+
+REVISION_RELATIONS = {"self": _revision_self, "doc:article": _revision_article}
+
+
+def revision_representation(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
+    """A revision (`revision.article` set: its links lead up to it). Like an article, `content`
+    is left out when that state had none; `replacedBy` when no user is known (a command made
+    it, or the user was deleted)."""
+    data: dict[str, Any] = {"revision": revision.version, "title": revision.title}
+    if revision.content is not None:
+        data["content"] = revision.content
+    data["articleETag"] = revision.article_etag
+    data["replacedAt"] = _timestamp(revision.history_date)
+    if revision.history_user is not None:
+        data["replacedBy"] = revision.history_user.get_username()
+    data["_links"] = relation_links(request, revision, REVISION_RELATIONS)
+    return data
+
+
+def revision_title(member: dict[str, Any]) -> str:
+    return ITEM_TITLE.format(**member)
+
+
+def body_validators(kind: str, data: dict[str, Any], last_modified: Any) -> Validators:
+    """Validators from the body itself: a revision is immutable, but the name of the user who
+    made it can change, and a page moves with every replace; a tag of the bytes is always
+    true, and costs nothing next to the two queries the body needs."""
+    return Validators(strong_etag(kind, json.dumps(data, sort_keys=True)), last_modified)
+
+
+def _answer(request: Request, validators: Validators, data: dict[str, Any]) -> HttpResponse:
+    if (not_modified := evaluate(request, validators)) is not None:
+        return not_modified
+    return validators.apply(Response(data))
+
+
+def _attach(revisions: list[ArticleRevision], article: Article) -> None:
+    for revision in revisions:
+        revision.article = article
+
+
+class RevisionListView(ApiView):
+    @read(
+        "revisions_list",
+        "A page of an article's revisions",
+        "RevisionPage",
+        tag="revisions",
+        description="The states the article's replaces replaced, newest first: each with its"
+        " revision number (the article's version then), title, content, the ETag the article"
+        " had, when it was replaced and by whom. At most ARTICLE_REVISIONS_KEPT (default 50)"
+        " are kept. Readable in archived blogs and of locked articles; 410 once the article is"
+        " deleted (its revisions went with it).",
+        errors=(404, 410),
+        parameters=PAGE_PARAMETERS,
+    )
+    def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
+        page_index, page_size = page_params(request)
+        article = get_blog_article(blog_id, article_id)
+        page = selectors.revision_page(article=article, page_index=page_index, page_size=page_size)
+        _attach(page.items, article)
+        body = page_body(
+            request,
+            collection_url=api_url(
+                request, "revisions", blog_id=article.blog_id, article_id=article.pk
+            ),
+            page=page,
+            total_name="totalRevisions",
+            embedded=[revision_representation(request, revision) for revision in page.items],
+            item_title=revision_title,
+        )
+        # Every replace moves updated_at and makes (or prunes) revisions.
+        return _answer(request, body_validators("revisions", body, article.updated_at), body)
+
+
+class RevisionView(ApiView):
+    @read(
+        "revision_read",
+        "A revision of an article",
+        "Revision",
+        tag="revisions",
+        description="One kept state of the article, with a link up to the article. To restore"
+        " it, PUT its `title` and `content` to the article with the article's current ETag as"
+        " `If-Match`. 404 when there is no such revision (or it was pruned), 410 once the"
+        " article is deleted.",
+        errors=(404, 410),
+    )
+    def get(self, request: Request, blog_id: int, article_id: int, revision: int) -> HttpResponse:
+        article = get_blog_article(blog_id, article_id)
+        found = selectors.revision_of(article=article, number=revision)
+        if found is None:
+            raise Http404("No such revision.")
+        found.article = article
+        data = revision_representation(request, found)
+        return _answer(request, body_validators("revision", data, found.history_date), data)

@@ -1,0 +1,68 @@
+"""`/articles?q=`: a search across the articles of every blog."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from articles import search as article_search
+from articles import selectors
+from articles.api.base import ApiView
+from articles.api.conditional import Validators, evaluate, strong_etag
+from articles.api.links import api_url
+from articles.api.pagination import page_body, page_params, search_params
+from articles.api.problems import InvalidQueryParameter
+from articles.api.schema import PAGE_PARAMETERS, read, search_parameters
+from articles.api.serializers import article_page_item
+from articles.api.views.blogs import EPOCH
+
+
+class ArticleSearchView(ApiView):
+    @read(
+        "articles_search",
+        "Search the articles of every blog",
+        "ArticlePage",
+        tag="articles",
+        description="The live articles of every blog (archived blogs included) that match `q`"
+        " (required), most relevant first unless `sort` says otherwise: the same page as a"
+        " blog's articles, each article linking to its blog. Full-text search on PostgreSQL;"
+        " every word, case-insensitive, on SQLite. Every page link keeps `q` and `sort`.",
+        parameters=[*PAGE_PARAMETERS, *search_parameters(q_required=True)],
+        errors=(),
+    )
+    def get(self, request: Request) -> HttpResponse:
+        page_index, page_size = page_params(request)
+        search = search_params(request)
+        if "q" not in search:
+            raise InvalidQueryParameter("q", "q is required: the text to search for.")
+        # Every article write moves its blog's revision: the blog list's state names the state
+        # of every blog's articles (one aggregate over the blogs, no scan of the articles).
+        state = selectors.blog_list_state()
+        validators = Validators(
+            strong_etag(
+                "search",
+                state.count,
+                state.id_sum,
+                state.revisions,
+                page_index,
+                page_size,
+                search.get("sort", ""),
+                search["q"],
+            ),
+            state.last_modified or EPOCH,
+        )
+        if (not_modified := evaluate(request, validators)) is not None:
+            return not_modified
+        page = article_search.article_search_page(
+            query=search["q"], sort=search.get("sort"), page_index=page_index, page_size=page_size
+        )
+        body = page_body(
+            request,
+            collection_url=api_url(request, "search"),
+            page=page,
+            total_name="totalArticles",
+            embedded=[article_page_item(request, article) for article in page.items],
+            search=search,
+        )
+        return validators.apply(Response(body))

@@ -1,0 +1,241 @@
+"""Reads to the read replica, the rest to the primary (docs/production.md, "Read replica";
+docs/decisions/read-replica.md).
+
+Only the content (the `blogs`, `articles` and `graphapi` models) is ever read from the replica,
+and only when nothing asks for the primary:
+- writes, and every read inside a transaction (a service's atomic block), use the primary;
+- a request with an unsafe method is served by the primary from its first query, so that its
+  checks (If-Match, existence, rights) see what its write will see (GraphQL's POSTs excepted:
+  they are queries);
+- a client that sent an unsafe request (its access token, or its session's user) is pinned to
+  the primary for REPLICA_PIN_SECONDS afterwards: it reads its own writes. The pin is kept in
+  the shared cache, so it holds on every worker and host;
+- `reads_from_primary()` asks for it (the representation cache is filled from the primary only);
+- a replica that cannot be reached, or that lags more than REPLICA_MAX_LAG_SECONDS, is left
+  alone until the next check, REPLICA_CHECK_SECONDS later (per process).
+Accounts, sessions, lockouts and the cache table always use the primary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import DatabaseError, connections
+from django.http import HttpRequest, HttpResponse
+
+logger = logging.getLogger(__name__)
+
+PRIMARY = "default"
+REPLICA = "replica"
+REPLICA_APPS = frozenset({"blogs", "articles", "graphapi"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+TOKEN_HEADER = "HTTP_X_ACCESS_TOKEN"  # noqa: S105 (a header name, not a secret)
+# GraphQL has queries only (no mutations), so its POSTs are reads. A mutation added there would
+# write in a service's transaction (the primary) but read its payload afterwards: remove the
+# path from here then.
+READ_ONLY_PATHS = ("/graphql",)
+
+# Seconds behind the primary: 0 when every WAL record received is replayed and a WAL receiver is
+# running (nothing is missing, however old the last transaction); otherwise the age of the last
+# transaction replayed, since a replica cut off from its primary looks replayed. NULL (nothing
+# replayed since the start) counts as too far behind.
+LAG_SQL = """
+SELECT CASE
+    WHEN NOT pg_is_in_recovery() THEN 0
+    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
+        AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver) THEN 0
+    ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())
+END
+"""
+
+
+def replica_configured() -> bool:
+    return REPLICA in settings.DATABASES
+
+
+# --- The request's claim on the primary --------------------------------------------------------
+
+
+@dataclass
+class _RequestState:
+    identity: Callable[[], str | None]
+    unsafe: bool
+    _pinned: bool | None = field(default=None)
+    replica_connected: bool = False
+
+    def pinned(self) -> bool:
+        if self.unsafe:
+            return True
+        if self._pinned is None:
+            self._pinned = _pin_stands(self.identity())
+        return self._pinned
+
+
+_request: ContextVar[_RequestState | None] = ContextVar("replica_request", default=None)
+_forced: ContextVar[bool] = ContextVar("replica_forced", default=False)
+
+
+@contextmanager
+def reads_from_primary() -> Iterator[None]:
+    reset = _forced.set(True)
+    try:
+        yield
+    finally:
+        _forced.reset(reset)
+
+
+def client_identity(request: HttpRequest) -> str | None:
+    """Whom a pin belongs to: the access token the request carries (hashed: the cache is no
+    place for secrets), else its session's user. Reads never authenticate a token, so the token
+    itself, not its user, is the key."""
+    token = request.META.get(TOKEN_HEADER, "").strip()
+    if token:
+        return "token:" + hashlib.sha256(token.encode()).hexdigest()
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return f"user:{user.pk}"
+    return None
+
+
+def _pin_key(identity: str) -> str:
+    return f"replica:pin:{identity}"
+
+
+def _pin_stands(identity: str | None) -> bool:
+    if identity is None:
+        return False
+    try:
+        return cache.get(_pin_key(identity)) is not None
+    except Exception:  # without the cache no pin can be trusted: the primary is always right
+        logger.warning("replica pin unreadable; reading from the primary", exc_info=True)
+        return True
+
+
+def _pin(identity: str) -> None:
+    try:
+        cache.set(_pin_key(identity), 1, settings.REPLICA_PIN_SECONDS)
+    except Exception:
+        logger.warning("replica pin not kept; reads may lag behind this write", exc_info=True)
+
+
+class ReplicaPinMiddleware:
+    """Marks the request for the router and pins its client after an unsafe request."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not replica_configured():
+            return self.get_response(request)
+        unsafe = request.method not in SAFE_METHODS and not request.path_info.startswith(
+            READ_ONLY_PATHS
+        )
+        reset = _request.set(_RequestState(lambda: client_identity(request), unsafe))
+        try:
+            response = self.get_response(request)
+        finally:
+            _request.reset(reset)
+        # After any unsafe request, failed ones too: a client that got a 412 reads the
+        # current ETag next. Only an authenticated client is pinned (DRF sets request.user).
+        user = getattr(request, "user", None)
+        if unsafe and user is not None and user.is_authenticated:
+            identity = client_identity(request)
+            if identity is not None:
+                _pin(identity)
+        return response
+
+
+# --- The replica's health, per process ---------------------------------------------------------
+
+
+class _Health:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.checked_at = float("-inf")
+        self.usable = False
+
+    def mark_down(self) -> None:
+        self.usable = False
+        self.checked_at = time.monotonic()
+
+
+_health = _Health()
+
+
+def _replica_lag_seconds() -> float | None:
+    replica = connections[REPLICA]
+    if replica.vendor != "postgresql":
+        return 0.0
+    with replica.cursor() as cursor:
+        cursor.execute(LAG_SQL)
+        lag = cursor.fetchone()[0]
+    return None if lag is None else float(lag)
+
+
+def _recheck() -> None:
+    with _health.lock:
+        if time.monotonic() - _health.checked_at < settings.REPLICA_CHECK_SECONDS:
+            return  # another thread has just checked
+        try:
+            lag = _replica_lag_seconds()
+        except DatabaseError:
+            logger.warning("read replica unreachable; reading from the primary", exc_info=True)
+            _health.mark_down()
+            return
+        _health.usable = lag is not None and lag <= settings.REPLICA_MAX_LAG_SECONDS
+        _health.checked_at = time.monotonic()
+        if not _health.usable:
+            logger.warning("read replica %s s behind; reading from the primary", lag)
+
+
+def replica_usable(state: _RequestState | None) -> bool:
+    if time.monotonic() - _health.checked_at >= settings.REPLICA_CHECK_SECONDS:
+        _recheck()
+    if not _health.usable:
+        return False
+    if state is not None and state.replica_connected:
+        return True
+    # A kept connection to a replica that has gone since the last check: Django's health check
+    # (CONN_HEALTH_CHECKS) runs when a cursor is made, once a request, and reconnecting raises.
+    try:
+        connections[REPLICA].cursor().close()
+    except DatabaseError:
+        logger.warning("read replica unreachable; reading from the primary", exc_info=True)
+        _health.mark_down()
+        return False
+    if state is not None:
+        state.replica_connected = True
+    return True
+
+
+class ReplicaRouter:
+    def db_for_read(self, model: type, **hints: object) -> str:
+        if (
+            not replica_configured()
+            or model._meta.app_label not in REPLICA_APPS
+            or _forced.get()
+            or connections[PRIMARY].in_atomic_block
+        ):
+            return PRIMARY
+        state = _request.get()
+        if state is not None and state.pinned():
+            return PRIMARY
+        return REPLICA if replica_usable(state) else PRIMARY
+
+    def db_for_write(self, model: type, **hints: object) -> str:
+        return PRIMARY
+
+    def allow_relation(self, obj1: object, obj2: object, **hints: object) -> bool:
+        return True  # both aliases hold the same rows
+
+    def allow_migrate(self, db: str, app_label: str, **hints: object) -> bool:
+        return db == PRIMARY  # the replica follows the primary's schema by replication

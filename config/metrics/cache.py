@@ -1,0 +1,73 @@
+"""The cache backends the service uses, each counting its calls for the request being served
+(config.metrics.instruments.RequestStats). Same class names as the backends they extend, and
+nothing changed but the count: settings name them instead of Django's and django-redis's
+(config/settings/base.py and test.py).
+
+A call is one call of Django's cache API as the code made it: a backend's calls into its own API
+(DatabaseCache.get goes through get_many; BaseCache.get_or_set calls get and add) are part of the
+outer call, not counted again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_redis.cache
+from django.core.cache.backends import db, locmem
+
+from config.metrics.instruments import current_request
+
+OPERATIONS = (
+    "add",
+    "get",
+    "set",
+    "touch",
+    "delete",
+    "get_many",
+    "get_or_set",
+    "has_key",
+    "incr",
+    "decr",
+    "set_many",
+    "delete_many",
+    "clear",
+    "incr_version",
+    "decr_version",
+)
+
+
+class CountedCache:
+    """Mixed in before a cache backend: each public operation counts once per outer call."""
+
+
+def _counted(operation: str) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        inherited = getattr(super(CountedCache, self), operation)
+        stats = current_request.get()
+        if stats is None or stats.in_cache_call:
+            return inherited(*args, **kwargs)
+        stats.in_cache_call = True
+        try:
+            return inherited(*args, **kwargs)
+        finally:
+            stats.in_cache_call = False
+            stats.count_cache_call(operation)
+
+    call.__name__ = operation
+    return call
+
+
+for _operation in OPERATIONS:
+    setattr(CountedCache, _operation, _counted(_operation))
+
+
+class DatabaseCache(CountedCache, db.DatabaseCache):
+    pass
+
+
+class LocMemCache(CountedCache, locmem.LocMemCache):
+    pass
+
+
+class RedisCache(CountedCache, django_redis.cache.RedisCache):
+    pass

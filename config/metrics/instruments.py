@@ -1,0 +1,135 @@
+"""The service's metrics, and what a request is labelled with.
+
+Labels are bounded by construction, so that no client can grow the number of series: the surface
+comes from a fixed list of path prefixes, the route is the URL pattern that matched (never the
+path itself), the method is one of those the site implements or `other`, the status a number.
+
+Under gunicorn with PROMETHEUS_MULTIPROC_DIR set, prometheus-client keeps each worker's values
+in memory-mapped files in that directory and /metrics adds them up (config.metrics.views).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+from django.http import HttpRequest
+from prometheus_client import Counter, Histogram, disable_created_metrics
+
+# The `_created` series (when each labelled series was first used) would double the output and
+# mean nothing in multiprocess mode, where prometheus-client leaves them out anyway.
+disable_created_metrics()
+
+_PREFIXES = (("/api/", "rest"), ("/graphql", "graphql"), ("/soap/", "soap"), ("/admin", "admin"))
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+# A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
+# and one that reached the catch-all route of config/urls.py (a 404 for an unknown path).
+NOT_ROUTED = "(not routed)"
+UNKNOWN_PATH = "(unknown path)"
+
+# From a representation served out of Redis (about a millisecond) to the GraphQL time budget
+# (2 s) and gunicorn's timeout (30 s).
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+REQUESTS = Counter(
+    "blog_http_requests",
+    "HTTP requests answered, by surface, route (URL pattern), method and status.",
+    ("surface", "route", "method", "status"),
+)
+LATENCY = Histogram(
+    "blog_http_request_duration_seconds",
+    "Time from the first middleware to the response, by surface, route and method.",
+    ("surface", "route", "method"),
+    buckets=LATENCY_BUCKETS,
+)
+DB_QUERIES = Counter(
+    "blog_db_queries",
+    "SQL statements executed while serving requests, by surface and database alias.",
+    ("surface", "database"),
+)
+CACHE_CALLS = Counter(
+    "blog_cache_calls",
+    "Calls to the shared cache while serving requests, by surface and operation.",
+    ("surface", "operation"),
+)
+RATE_LIMIT_REFUSALS = Counter(
+    "blog_rate_limit_refusals",
+    "Requests refused with 429, by surface and rate-limit policy (read, write; other: the"
+    " admin's login lockout).",
+    ("surface", "policy"),
+)
+SOAP_FAULTS = Counter(
+    "blog_soap_faults",
+    "SOAP faults answered, by fault code (Sender, Receiver, VersionMismatch, MustUnderstand)"
+    " and SOAP version.",
+    ("code", "version"),
+)
+GRAPHQL_ERRORS = Counter(
+    "blog_graphql_errors",
+    "Errors in GraphQL responses, by kind: request, parse, validation, operation, variables,"
+    " execution, internal.",
+    ("kind",),
+)
+
+
+class RequestStats:
+    """What one request used, added to the counters once when it is answered: a few counter
+    updates per request instead of one per query or cache call."""
+
+    __slots__ = ("cache_calls", "in_cache_call", "queries")
+
+    def __init__(self) -> None:
+        self.queries: dict[str, int] = {}  # by database alias
+        self.cache_calls: dict[str, int] = {}  # by operation
+        # Set while a cache call runs, so that a backend's call into its own API
+        # (DatabaseCache.get calls get_many) is one call, not two.
+        self.in_cache_call = False
+
+    def count_query(self, execute: Any, sql: Any, params: Any, many: bool, context: Any) -> Any:
+        """A connection.execute_wrapper: counts the statement against its database alias."""
+        alias = context["connection"].alias
+        self.queries[alias] = self.queries.get(alias, 0) + 1
+        return execute(sql, params, many, context)
+
+    def count_cache_call(self, operation: str) -> None:
+        self.cache_calls[operation] = self.cache_calls.get(operation, 0) + 1
+
+
+# The request being served by this thread (gunicorn's gthread workers serve one per thread).
+current_request: contextvars.ContextVar[RequestStats | None] = contextvars.ContextVar(
+    "current_request", default=None
+)
+
+
+def count_cache_call(operation: str) -> None:
+    """For a cache round trip made past Django's cache API (the rate limit's Redis script)."""
+    stats = current_request.get()
+    if stats is not None:
+        stats.count_cache_call(operation)
+
+
+def surface_of(path: str) -> str:
+    for prefix, surface in _PREFIXES:
+        if path.startswith(prefix):
+            return surface
+    return "site"
+
+
+def route_of(request: HttpRequest) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return NOT_ROUTED
+    return match.route or UNKNOWN_PATH
+
+
+def method_of(request: HttpRequest) -> str:
+    return request.method if request.method in METHODS else "other"
+
+
+def soap_fault(code: str, version: str) -> None:
+    SOAP_FAULTS.labels(code, version).inc()
+
+
+def graphql_errors(kind: str, count: int = 1) -> None:
+    if count:
+        GRAPHQL_ERRORS.labels(kind).inc(count)

@@ -1,0 +1,483 @@
+"""Search (`q`) and ordering (`sort`) of a blog's articles and of every blog's, through HTTP."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from articles import services
+from articles.models import Article
+from tests.rest.conftest import API, body, is_postgres
+
+pytestmark = pytest.mark.django_db
+
+ORIGIN = "http://testserver"
+
+
+def write(blog, title: str, content: str | None = None) -> Article:
+    return services.article_create(blog=blog, title=title, content=content)
+
+
+def titles(response) -> list[str]:
+    assert response.status_code == 200, response.content[:300]
+    return [article["title"] for article in body(response)["_embedded"]]
+
+
+def statements(queries: CaptureQueriesContext) -> list[str]:
+    """The statements of a request; not the savepoints around the search's time budget, which
+    exist because the test runs inside a transaction (a request outside one has none)."""
+    return [q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
+
+
+def query_of(href: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(href).query)
+
+
+@pytest.fixture
+def garden(blog):
+    """Articles about gardens and kitchens, written in this order."""
+    return [
+        write(blog, "Tomatoes in the garden", "Red fruit grows on the vine."),
+        write(blog, "Kitchen notes", "Soup from garden tomatoes and basil."),
+        write(blog, "Winter garden", "Frost covers the beds; nothing grows."),
+        write(blog, "A quiet kitchen", "Bread rises slowly."),
+    ]
+
+
+# --- q on a blog's articles ---------------------------------------------------------------------
+
+
+def test_q_searches_titles_and_contents_and_answers_the_page_shape(api, blog, garden):
+    response = api.get(f"{API}/blogs/{blog.pk}/articles?q=tomatoes")
+
+    document = body(response)
+    assert sorted(titles(response)) == ["Kitchen notes", "Tomatoes in the garden"]
+    assert document["totalArticles"] == 2
+    assert document["totalPages"] == 1
+    assert (document["pageIndex"], document["pageSize"]) == (1, 10)
+    assert {item["href"] for item in document["_links"]["item"]} == {
+        f"{ORIGIN}{API}/blogs/{blog.pk}/articles/{garden[0].pk}",
+        f"{ORIGIN}{API}/blogs/{blog.pk}/articles/{garden[1].pk}",
+    }
+
+
+def test_a_match_in_the_title_ranks_above_one_in_the_content(api, blog, garden):
+    # Written second, the title match must still come first: relevance is the default with q.
+    write(blog, "Basil", "A herb.")
+
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=basil")) == [
+        "Basil",
+        "Kitchen notes",
+    ]
+
+
+def test_the_search_is_case_insensitive_and_needs_every_word(api, blog, garden):
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=GARDEN%20Frost")) == ["Winter garden"]
+
+
+def test_a_search_without_matches_is_an_empty_page(api, blog, garden):
+    document = body(api.get(f"{API}/blogs/{blog.pk}/articles?q=zucchini"))
+
+    assert document["_embedded"] == []
+    assert (document["totalArticles"], document["totalPages"]) == (0, 0)
+
+
+def test_deleted_articles_and_other_blogs_are_not_found(api, blog, other_blog, garden):
+    services.article_delete(article=garden[0])
+    write(other_blog, "Tomatoes elsewhere")
+
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=tomatoes")) == ["Kitchen notes"]
+
+
+def test_every_page_link_keeps_q_and_sort(api, blog):
+    for n in range(7):
+        write(blog, f"Garden {n}", "Soil")
+
+    document = body(
+        api.get(f"{API}/blogs/{blog.pk}/articles?q=soil&sort=-title&pageSize=2&pageIndex=2")
+    )
+
+    assert document["totalArticles"] == 7
+    for rel in ("firstPage", "previousPage", "self", "nextPage", "lastPage"):
+        for links in (document["_link"], document["_links"]):
+            query = query_of(links[rel]["href"])
+            assert query["q"] == ["soil"], rel
+            assert query["sort"] == ["-title"], rel
+            assert query["pageSize"] == ["2"], rel
+    assert query_of(document["_links"]["lastPage"]["href"])["pageIndex"] == ["4"]
+    assert titles(api.get(document["_links"]["nextPage"]["href"])) == ["Garden 2", "Garden 1"]
+
+
+def test_q_is_escaped_in_the_page_links(api, blog):
+    write(blog, "Fish & chips", "cod")
+
+    document = body(api.get(f"{API}/blogs/{blog.pk}/articles", {"q": "fish & chips"}))
+
+    href = document["_links"]["self"]["href"]
+    assert "q=fish%20%26%20chips" in href
+    assert query_of(href)["q"] == ["fish & chips"]
+
+
+def test_the_blog_and_the_root_declare_q_and_sort_in_their_templates(api, blog):
+    blog_links = body(api.get(f"{API}/blogs/{blog.pk}"))["_links"]
+    root_links = body(api.get(f"{API}/"))["_links"]
+
+    assert blog_links["doc:articles"]["href"].endswith("/articles{?pageIndex,pageSize,q,sort}")
+    assert root_links["doc:search"] == {
+        "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}",
+        "templated": True,
+    }
+
+
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("", "q must not be empty."),
+        ("   ", "q must not be empty."),
+        ("x" * 201, "q must be at most 200 characters."),
+        ("a\x00b", "q must not contain NUL characters."),
+    ],
+)
+def test_an_empty_blank_over_long_or_nul_q_is_a_400_problem(api, blog, query, detail):
+    response = api.get(f"{API}/blogs/{blog.pk}/articles", {"q": query})
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert body(response)["errors"] == {"q": [detail]}
+
+
+def test_a_q_of_200_characters_is_accepted(api, blog):
+    assert api.get(f"{API}/blogs/{blog.pk}/articles", {"q": "x" * 200}).status_code == 200
+
+
+def test_a_search_costs_two_queries_whatever_the_page_size(api, blog):
+    for n in range(30):
+        write(blog, f"Note {n}", "common words")
+
+    for size in (5, 30):
+        with CaptureQueriesContext(connection) as queries:
+            response = api.get(f"{API}/blogs/{blog.pk}/articles?q=common&pageSize={size}")
+        assert len(titles(response)) == size
+        # The blog; the page with the number of matches (COUNT(*) OVER ()); on PostgreSQL the
+        # search's time budget before it.
+        assert len(statements(queries)) == 2 + is_postgres(), statements(queries)
+    # Past the end no row carries the number: it is counted apart.
+    with CaptureQueriesContext(connection) as queries:
+        document = body(api.get(f"{API}/blogs/{blog.pk}/articles?q=common&pageIndex=9"))
+    assert (document["_embedded"], document["totalArticles"], document["totalPages"]) == ([], 30, 3)
+    assert len(statements(queries)) == 3 + is_postgres()
+
+
+def test_a_search_page_is_304_until_the_blog_changes(api, blog, garden):
+    url = f"{API}/blogs/{blog.pk}/articles?q=garden"
+    etag = api.get(url)["ETag"]
+
+    assert api.get(url, headers={"If-None-Match": etag}).status_code == 304
+    assert api.get(f"{url}&sort=title", headers={"If-None-Match": etag}).status_code == 200
+    assert (
+        api.get(f"{API}/blogs/{blog.pk}/articles", headers={"If-None-Match": etag}).status_code
+        == 200
+    )
+    write(blog, "Another garden")
+    assert api.get(url, headers={"If-None-Match": etag}).status_code == 200
+
+
+def test_a_search_sees_a_write_at_once(api, blog, garden, settings):
+    url = f"{API}/blogs/{blog.pk}/articles?q=orchard"
+    assert titles(api.get(url)) == []
+
+    write(blog, "The orchard")
+
+    assert titles(api.get(url)) == ["The orchard"]
+
+
+# --- sort ---------------------------------------------------------------------------------------
+
+
+def test_without_sort_the_order_stays_oldest_first(api, blog, garden):
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles")) == [a.title for a in garden]
+
+
+def test_sort_by_title_both_ways(api, blog, garden):
+    url = f"{API}/blogs/{blog.pk}/articles?sort="
+    by_title = sorted(a.title for a in garden)
+
+    assert titles(api.get(url + "title")) == by_title
+    assert titles(api.get(url + "-title")) == by_title[::-1]
+
+
+def test_sort_by_created_and_updated_times(api, blog, garden):
+    now = timezone.now()
+    # Created in another order than the ids; then updated in yet another.
+    for article, days in zip(garden, (3, 1, 4, 2), strict=True):
+        Article.objects.filter(pk=article.pk).update(
+            created_at=now - timedelta(days=days), updated_at=now - timedelta(days=5 - days)
+        )
+    url = f"{API}/blogs/{blog.pk}/articles?sort="
+    by_created = [garden[i].title for i in (2, 0, 3, 1)]
+
+    assert titles(api.get(url + "created")) == by_created
+    assert titles(api.get(url + "-created")) == by_created[::-1]
+    assert titles(api.get(url + "updated")) == by_created[::-1]
+    assert titles(api.get(url + "-updated")) == by_created
+
+
+def test_a_replace_moves_an_article_to_the_end_of_updated(api, blog, garden, alice_token):
+    api.write(
+        "PUT",
+        f"{API}/blogs/{blog.pk}/articles/{garden[0].pk}",
+        {"title": "Zinnias"},
+        token=alice_token,
+    )
+
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?sort=-updated"))[0] == "Zinnias"
+
+
+def test_ties_are_broken_by_id_so_pages_never_overlap(api, blog):
+    for n in range(9):
+        write(blog, "Same title", f"n{n}")
+    url = f"{API}/blogs/{blog.pk}/articles?pageSize=4&sort="
+
+    for sort, ascending in (("title", True), ("-title", False), ("created", True)):
+        ids = []
+        for index in (1, 2, 3):
+            ids += [a["id"] for a in body(api.get(f"{url}{sort}&pageIndex={index}"))["_embedded"]]
+        assert ids == sorted(ids, reverse=not ascending), sort
+        assert len(set(ids)) == 9
+
+
+def test_sort_and_q_together(api, blog, garden):
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=garden&sort=-created")) == [
+        "Winter garden",
+        "Kitchen notes",
+        "Tomatoes in the garden",
+    ]
+
+
+def test_an_unknown_sort_is_a_400_listing_the_allowed_values(api, blog):
+    response = api.get(f"{API}/blogs/{blog.pk}/articles?sort=price")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    (message,) = body(response)["errors"]["sort"]
+    for allowed in ("created", "-created", "updated", "-updated", "title", "-title", "relevance"):
+        assert allowed in message
+
+
+def test_relevance_without_q_is_a_400(api, blog):
+    response = api.get(f"{API}/blogs/{blog.pk}/articles?sort=relevance")
+
+    assert response.status_code == 400
+    assert body(response)["errors"] == {"sort": ["sort=relevance needs q."]}
+
+
+def test_a_sorted_page_is_cached_apart_from_the_default_one_and_renewed_by_writes(
+    api, blog, garden, settings
+):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    url = f"{API}/blogs/{blog.pk}/articles"
+    assert titles(api.get(url + "?sort=-title"))[0] == "Winter garden"
+    assert titles(api.get(url))[0] == "Tomatoes in the garden"
+
+    with CaptureQueriesContext(connection) as queries:
+        assert titles(api.get(url + "?sort=-title"))[0] == "Winter garden"
+    assert len(queries) == 0  # from the representation cache
+
+    write(blog, "Zebra crossing")
+    assert titles(api.get(url + "?sort=-title"))[0] == "Zebra crossing"
+
+
+# --- /articles?q= across blogs ------------------------------------------------------------------
+
+
+def test_the_search_across_blogs_finds_every_blogs_articles_archived_ones_too(
+    api, blog, other_blog, archived_blog
+):
+    write(blog, "Apples of Alice")
+    write(other_blog, "Apples of Bob")
+    write(other_blog, "Pears")
+    # Written before the blog was archived (the API refuses writes now).
+    Article.objects.create(blog=archived_blog, title="Apples of old")
+
+    response = api.get(f"{API}/articles?q=apples&sort=title")
+
+    document = body(response)
+    assert titles(response) == ["Apples of Alice", "Apples of Bob", "Apples of old"]
+    assert document["totalArticles"] == 3
+    blogs = [article["_links"]["doc:blog"]["title"] for article in document["_embedded"]]
+    assert blogs == ["Alice's blog", "Bob's blog", "Old blog"]
+    assert query_of(document["_links"]["self"]["href"]) == {
+        "pageIndex": ["1"],
+        "pageSize": ["10"],
+        "q": ["apples"],
+        "sort": ["title"],
+    }
+
+
+def test_the_search_across_blogs_needs_q(api, db):
+    response = api.get(f"{API}/articles")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert body(response)["errors"] == {"q": ["q is required: the text to search for."]}
+
+
+def test_the_search_across_blogs_is_304_until_any_article_changes(api, blog, other_blog):
+    write(blog, "Apples")
+    url = f"{API}/articles?q=apples"
+    etag = api.get(url)["ETag"]
+    assert api.get(url, headers={"If-None-Match": etag}).status_code == 304
+
+    write(other_blog, "Apples too")
+
+    response = api.get(url, headers={"If-None-Match": etag})
+    assert response.status_code == 200
+    assert body(response)["totalArticles"] == 2
+
+
+def test_the_search_across_blogs_costs_the_same_few_queries_for_many_blogs(api, alice):
+    from blogs.models import Blog
+
+    for n in range(12):
+        write(Blog.objects.create(title=f"Blog {n}"), f"Apples {n}")
+
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(f"{API}/articles?q=apples&pageSize=12")
+    assert len(titles(response)) == 12
+    # The blogs' state (ETag); the page with its blogs joined and the number of matches (and
+    # the time budget on PostgreSQL).
+    assert len(statements(queries)) == 2 + is_postgres(), statements(queries)
+
+
+# --- PostgreSQL: full-text search ---------------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_postgresql_reads_web_search_syntax(api, blog):
+    write(blog, "Grow tomatoes", "In pots on the balcony.")
+    write(blog, "Tomatoes grow", "Slowly, in the shade.")
+    write(blog, "Cucumbers", "On the balcony too.")
+    url = f"{API}/blogs/{blog.pk}/articles?sort=title&q="
+
+    assert titles(api.get(url + '"grow tomatoes"')) == ["Grow tomatoes"]
+    assert titles(api.get(url + "tomatoes -balcony")) == ["Tomatoes grow"]
+    assert titles(api.get(url + "cucumbers or shade")) == ["Cucumbers", "Tomatoes grow"]
+    # English stemming: "growing" finds "grow".
+    assert titles(api.get(url + "growing")) == ["Grow tomatoes", "Tomatoes grow"]
+
+
+@pytest.mark.postgres
+def test_postgresql_ranks_by_how_well_an_article_matches(api, blog):
+    write(blog, "Notes", "Once: rain.")
+    write(blog, "Rain", "Rain, rain and more rain.")
+    write(blog, "Weather", "Rain and rain.")
+
+    assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=rain")) == [
+        "Rain",
+        "Weather",
+        "Notes",
+    ]
+
+
+@pytest.mark.postgres
+def test_postgresql_serves_a_search_from_the_gin_index(api, blog):
+    words = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date", "peach"]
+    Article.objects.bulk_create(
+        Article(blog=blog, title=f"Note {n}", content=f"{words[n % 8]} {words[(n * 3) % 7]} text")
+        for n in range(10_000)
+    )
+    write(blog, "Quince", "A rare one.")
+    with connection.cursor() as cursor:
+        # What autovacuum would do in time: the rows leave the index's pending list, and the
+        # planner learns how many there are.
+        cursor.execute("SELECT gin_clean_pending_list('article_search_idx')")
+        cursor.execute("ANALYZE articles_article")
+
+    with CaptureQueriesContext(connection) as queries:
+        assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=quince")) == ["Quince"]
+        assert titles(api.get(f"{API}/articles?q=quince")) == ["Quince"]
+    searches = [q["sql"] for q in queries if "websearch_to_tsquery" in q["sql"]]
+    assert len(searches) == 2  # a page (with its count) of the blog, then of every blog
+    with connection.cursor() as cursor:
+        for sql in searches:
+            cursor.execute("EXPLAIN " + sql)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert "article_search_idx" in plan, plan
+
+
+@pytest.mark.postgres
+def test_postgresql_refuses_a_search_too_broad_to_rank_in_its_time_budget(api, blog, settings):
+    Article.objects.bulk_create(
+        Article(blog=blog, title=f"Note {n}", content="common words everywhere")
+        for n in range(20_000)
+    )
+    settings.SEARCH_TIMEOUT_MS = 1
+
+    response = api.get(f"{API}/blogs/{blog.pk}/articles?q=common%20words")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert body(response)["errors"] == {
+        "q": ["The search matches too many articles to rank in time; add words to narrow it."]
+    }
+    settings.SEARCH_TIMEOUT_MS = 60_000
+    assert body(api.get(f"{API}/articles?q=common%20words"))["totalArticles"] == 20_000
+
+
+def test_the_search_column_and_index_exist_on_postgresql_only():
+    with connection.cursor() as cursor:
+        columns = {
+            c.name
+            for c in connection.introspection.get_table_description(cursor, "articles_article")
+        }
+        indexes = set(connection.introspection.get_constraints(cursor, "articles_article"))
+    assert ("search_vector" in columns) == is_postgres()
+    assert ("article_search_idx" in indexes) == is_postgres()
+
+
+# --- the browsable API ----------------------------------------------------------------------------
+
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+def template_forms(api, path: str) -> dict[str, list[str]]:
+    from lxml import html
+
+    response = api.get(path, headers={"Accept": BROWSER})
+    assert response.status_code == 200
+    document = html.fromstring(response.content)
+    return {
+        form.get("data-template"): [i.get("name") for i in form.xpath(".//input")]
+        for form in document.xpath("//form[contains(@class, 'hal-template')]")
+    }
+
+
+def test_the_browsable_api_offers_q_and_sort_on_the_blog_and_the_root(api, blog, garden):
+    fields = ["pageIndex", "pageSize", "q", "sort"]
+
+    blog_forms = template_forms(api, f"{API}/blogs/{blog.pk}")
+    root_forms = template_forms(api, f"{API}/")
+
+    assert blog_forms[f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort}}"] == (
+        fields
+    )
+    assert root_forms[f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}"] == fields
+    # What the form sends without script: the search, as a page people can read.
+    response = api.get(f"{API}/articles", {"q": "kitchen"}, headers={"Accept": BROWSER})
+    assert response.status_code == 200
+    assert b"A quiet kitchen" in response.content
+
+
+def test_the_rel_pages_document_q_and_sort(api, db):
+    for rel in ("articles", "search"):
+        response = api.get(f"/docs/rels/{rel}")
+        assert response.status_code == 200
+        text = response.content.decode()
+        assert "{?pageIndex,pageSize,q,sort}" in text
+        assert "relevance" in text
+        assert "web-search syntax" in text
