@@ -91,6 +91,10 @@ def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
             versus_other = _ratio(row.rps, rps(f"floor.{floor_name}"))
             if limit_name != name:
                 note = "ratios against GET article"
+        elif server == "service_hooked":
+            # The same write on a blog with one subscription, against the blog with none.
+            versus_other = _ratio(row.rps, rps(f"service.{name}"))
+            note = "second ratio: against the same write with no subscription"
         elif server == "service" and name.startswith("soap_"):
             versus_limit = _ratio(row.rps, rps(f"soap_limit.{name}"))
             versus_other = _ratio(row.rps, rps(f"spyne.{name}"))
@@ -191,6 +195,20 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
             0.35,
             at_least=True,
             by_cpu=cpu_ratio("service.post_article", "service.get_article"),
+        ),
+        _target(
+            "PUT with one webhook subscription ≥ 0.8 x without",
+            _ratio(rps("service_hooked.put_article"), rps("service.put_article")),
+            0.8,
+            at_least=True,
+            by_cpu=cpu_ratio("service_hooked.put_article", "service.put_article"),
+        ),
+        _target(
+            "POST with one webhook subscription ≥ 0.8 x without",
+            _ratio(rps("service_hooked.post_article"), rps("service.post_article")),
+            0.8,
+            at_least=True,
+            by_cpu=cpu_ratio("service_hooked.post_article", "service.post_article"),
         ),
         _target(
             "GraphQL film(6) p50 ≤ 2 x hello p50",

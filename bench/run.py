@@ -24,7 +24,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a file: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import prepare, report
+from bench import prepare, report, webhooks
 from bench.loadgen import fetch, probe, run_wrk
 from bench.servers import ROOT, Server
 from bench.workloads import (
@@ -80,6 +80,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="RATE_LIMIT_ENABLED=false (by default limits stay on at 1000000/s, and cost)",
     )
     parser.add_argument("--fresh", action="store_true", help="drop the bench databases first")
+    parser.add_argument(
+        "--no-webhooks",
+        action="store_true",
+        help="skip the PUT/POST rows with one webhook subscription (worker, beat, receiver)",
+    )
     parser.add_argument("--only", help="run only workloads whose key contains this text")
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
@@ -108,24 +113,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.redis_url and not redis_url:
         notes.append(f"Redis {args.redis_url} did not answer: local-memory cache")
     common = _environment(args, redis_url)
+    hooks = _start_webhooks(args, common, notes)
     main_env = {**common, "DATABASE_URL": main_url}
 
     token, put_ids, read_id = _prepare_main(args, main_env, notes)
     servers = _main_servers(main_env, common, notes)
+    hooked = _prepare_hooked(args, common, main_url, servers, notes) if hooks else None
     scale_url = _prepare_scale(args, common, servers, notes) if postgres else None
     if not postgres and not args.no_scale:
         notes.append("scale run not possible: it needs PostgreSQL on 127.0.0.1:5432")
     scale_total = args.scale_articles if scale_url else 0
 
-    workloads = _workloads(args, read_id, put_ids, token, scale_total, servers)
+    workloads = _workloads(args, read_id, put_ids, token, scale_total, servers, hooked)
     try:
         _start(servers, work)
+        if hooks and hooked:
+            _start_delivery(hooks, hooked, servers, workloads, notes)
         _start_limit(servers, workloads, work, common)
         _probe(servers, workloads)
         _measure(args, wrk, servers, workloads)
+        if hooks and hooked:
+            notes.append(hooks.drained())
     finally:
         for server in servers.values():
             server.stop()
+        if hooks:
+            hooks.stop()
 
     context = {
         "started": started,
@@ -244,6 +257,47 @@ def _prepare_scale(
     return url
 
 
+def _start_webhooks(
+    args: argparse.Namespace, common: dict[str, str], notes: list[str]
+) -> webhooks.Webhooks | None:
+    """The broker for every server (so that the rows differ only by the subscription)."""
+    if args.no_webhooks:
+        return None
+    why_not = webhooks.Webhooks.why_not()
+    if why_not:
+        notes.append(f"rows with a webhook subscription not run: {why_not}")
+        return None
+    hooks = webhooks.Webhooks()
+    hooks.start_broker()
+    common.update(hooks.environment())
+    return hooks
+
+
+def _prepare_hooked(
+    args: argparse.Namespace, common: dict[str, str], main_url: str, servers, notes
+) -> tuple[dict[str, str], str, list[int]]:
+    env, token, ids = webhooks.prepare_hooked_database(args, common, main_url, notes)
+    servers[webhooks.HOOKED] = Server(webhooks.HOOKED, "config.wsgi:application", env, "/healthz")
+    return env, token, ids
+
+
+def _start_delivery(hooks, hooked, servers, workloads, notes) -> None:
+    """Subscribe blogs 1 and 2 of the hooked database, then start the worker and beat."""
+    env, token, _ = hooked
+    server = servers[webhooks.HOOKED]
+    try:
+        if server.error:
+            raise RuntimeError(server.error)
+        hooks.subscribe(server, token)
+        hooks.start_celery(env)
+    except (OSError, RuntimeError, AssertionError, ValueError) as error:
+        reason = f"webhooks could not be set up: {str(error).splitlines()[0][:200]}"
+        notes.append(reason)
+        for workload in workloads:
+            if workload.server == webhooks.HOOKED:
+                workload.error = reason
+
+
 def _write_results(result: dict, context: dict) -> None:
     table = report.markdown(result, context)
     text = table + "\n" + "".join(f"- {note}\n" for note in context["notes"])
@@ -260,7 +314,7 @@ def _redact(url: str | None) -> str:
     return (url or "").split("@")[-1]
 
 
-def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Workload]:
+def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> list[Workload]:
     total = args.articles
     workloads = serving_workloads("service")
     for server in ("service", "floor", "limit"):
@@ -270,6 +324,14 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers) -> list[Work
             page_get(server, 100, total=total),
         ]
     workloads += [article_put("service", put_ids, token), article_post("service", token)]
+    if hooked:
+        _, hooked_token, hooked_ids = hooked
+        for workload in (
+            article_put(webhooks.HOOKED, hooked_ids, hooked_token),
+            article_post(webhooks.HOOKED, hooked_token),
+        ):
+            workload.label += ", 1 webhook"
+            workloads.append(workload)
     workloads += graphql_workloads("service")
     for server in ("service", "soap_limit", "spyne"):
         workloads += soap_workloads(server, SOAP_NAMESPACE)
