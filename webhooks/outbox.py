@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from blogs.models import Blog
 from webhooks.models import Delivery, Event, Subscription
+from webhooks.publishing import enqueue
 
 
 def public_request() -> HttpRequest:
@@ -84,7 +85,4 @@ def announce(
 
 
 def hand_over(delivery_ids: list[int], *, countdown: float = 0) -> None:
-    # Imported here: tasks imports the Celery app, which the models must not need.
-    from webhooks.tasks import enqueue
-
     enqueue(delivery_ids, countdown=countdown)

@@ -284,10 +284,6 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
     return current
 
 
-def deliveries_mark_enqueued(*, delivery_ids: list[int]) -> None:
-    Delivery.objects.filter(pk__in=delivery_ids).update(enqueued_at=timezone.now())
-
-
 def deliveries_to_relay(*, limit: int = 500) -> list[int]:
     """Pending deliveries that are due and that no worker holds, and that either never reached
     the broker or were handed over long enough ago to count as lost (a killed worker, a broker
