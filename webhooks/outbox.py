@@ -80,9 +80,5 @@ def announce(
         for subscription in subscriptions
     )
     ids = [delivery.pk for delivery in deliveries]
-    transaction.on_commit(lambda: hand_over(ids))
+    transaction.on_commit(lambda: enqueue(ids))
     return event
-
-
-def hand_over(delivery_ids: list[int], *, countdown: float = 0) -> None:
-    enqueue(delivery_ids, countdown=countdown)

@@ -22,7 +22,7 @@ from webhooks.models import (
     Event,
     Subscription,
 )
-from webhooks.outbox import hand_over
+from webhooks.publishing import enqueue
 from webhooks.validation import validate_events, validate_target_url
 
 logger = logging.getLogger(__name__)
@@ -236,7 +236,7 @@ def _record(delivery: Delivery, outcome: sender.Outcome, started_at: datetime) -
     _subscription_health(delivery.subscription, attempt, now)
     if countdown is not None and countdown <= COUNTDOWN_MAX_SECONDS:
         ids = [delivery.pk]
-        transaction.on_commit(lambda: hand_over(ids, countdown=countdown))
+        transaction.on_commit(lambda: enqueue(ids, countdown=countdown))
     return attempt
 
 
@@ -280,7 +280,7 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
     current.completed_at = current.enqueued_at = current.leased_until = None
     current.save()
     ids = [current.pk]
-    transaction.on_commit(lambda: hand_over(ids))
+    transaction.on_commit(lambda: enqueue(ids))
     return current
 
 
