@@ -12,7 +12,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from articles import services
 from articles.exceptions import ArticleError
 from articles.models import Article, ArticleRevision, Comment
-from webhooks import events
+from articles.signals import announce
 
 
 class DeletedFilter(admin.SimpleListFilter):
@@ -193,13 +193,13 @@ class CommentAdmin(admin.ModelAdmin):
     def excerpt(self, comment: Comment) -> str:
         return comment.text[:80]
 
-    # Announced to the blog's webhooks in the admin's transaction, before the row (and its id)
+    # Announced (articles.signals) in the admin's transaction, before the row (and its id)
     # is gone, as services.comment_delete does for the API.
     def delete_model(self, request: HttpRequest, obj: Comment) -> None:
-        events.comment_deleted(comment=obj)
+        announce("comment.deleted", obj)
         super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
         for comment in queryset.select_related("article__blog"):
-            events.comment_deleted(comment=comment)
+            announce("comment.deleted", comment)
         super().delete_queryset(request, queryset)

@@ -19,8 +19,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from articles.models import Article
-from blogs import representations
 from blogs.models import Blog
+from core import representations
 
 BENCH_BLOG_ID = 1
 EMPTY_BLOG_ID = 2

@@ -9,8 +9,8 @@ from typing import Generic, TypeVar
 from django.db.models import Count, Max, Sum
 
 from articles.models import Article, ArticleRevision, Comment
+from articles.signals import blog_annotations
 from blogs.models import Blog
-from webhooks.models import webhook_subscribers
 
 T = TypeVar("T")
 
@@ -50,7 +50,8 @@ def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
         return None
     blog = (
         Blog.objects.annotate(
-            writer_is_author=Blog.authorship(writer), webhooks_wanted=webhook_subscribers()
+            writer_is_author=Blog.authorship(writer),
+            **{name: annotation("pk") for name, annotation in blog_annotations.items()},
         )
         .filter(pk=blog_id)
         .first()
@@ -71,11 +72,12 @@ def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article 
         return articles.first()
     article = articles.annotate(
         writer_is_author=Blog.authorship(writer, "blog_id"),
-        webhooks_wanted=webhook_subscribers("blog_id"),
+        **{name: annotation("blog_id") for name, annotation in blog_annotations.items()},
     ).first()
     if article is not None:
         article.blog.remember_authorship(writer, article.writer_is_author)
-        article.blog.webhooks_wanted = article.webhooks_wanted
+        for name in blog_annotations:
+            setattr(article.blog, name, getattr(article, name))
     return article
 
 

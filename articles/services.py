@@ -14,9 +14,9 @@ from django.utils import timezone
 from articles.etags import article_etag
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
 from articles.models import Article, ArticleRevision, Comment
-from blogs import representations
+from articles.signals import announce
 from blogs.models import Blog
-from webhooks import events
+from core import representations
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -123,7 +123,7 @@ def article_create(
     article.full_clean(exclude=["blog"], validate_constraints=False)
     article.save(force_insert=True)
     representations.article_changed(article_id=article.pk, blog_id=blog.pk)
-    events.article_created(article=article)
+    announce("article.created", article)
     return article
 
 
@@ -150,7 +150,7 @@ def article_replace(
     _blog_touch(blog_id=replaced.blog_id, at=now)
     _revision_keep(previous=previous, at=now, actor=actor)
     representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
-    events.article_replaced(article=replaced)
+    announce("article.replaced", replaced)
     return replaced
 
 
@@ -165,7 +165,7 @@ def article_delete(
     _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
     ArticleRevision.objects.filter(id=deleted.pk).delete()
     representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)
-    events.article_deleted(article=deleted)
+    announce("article.deleted", deleted)
     return deleted
 
 
@@ -201,7 +201,7 @@ def comment_create(*, article: Article, author, text: str) -> Comment:
     comment = Comment(article=current, author=author, text=text, created_at=now, updated_at=now)
     comment.full_clean(exclude=["article", "author"])
     comment.save(force_insert=True)
-    events.comment_created(comment=comment)
+    announce("comment.created", comment)
     return comment
 
 
@@ -213,5 +213,5 @@ def comment_delete(*, comment: Comment) -> bool:
         raise BlogArchived
     deleted, _ = Comment.objects.filter(pk=comment.pk).delete()
     if deleted:
-        events.comment_deleted(comment=comment)
+        announce("comment.deleted", comment)
     return deleted > 0

@@ -14,7 +14,7 @@ from django.db.models.functions import Length, Trim
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
 from django.utils import timezone
 
-from blogs import representations
+from core import representations
 
 TITLE_MAX_LENGTH = 200
 

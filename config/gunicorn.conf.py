@@ -14,11 +14,11 @@ from pathlib import Path
 # gunicorn executes this file before it puts --chdir on sys.path; config.env lives beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from config import tracing
 from config.env import env_bool, env_int, env_str
+from core import tracing
 
 # Traces (OTEL_*): each worker makes its own exporting thread after the fork (post_fork), since a
-# thread does not survive one; config.wsgi only instruments (config/tracing).
+# thread does not survive one; config.wsgi only instruments (core/tracing).
 tracing.start_in_workers()
 
 bind = [env_str("BIND") or f"127.0.0.1:{env_int('PORT', 8000, minimum=1)}"]
@@ -91,13 +91,13 @@ def when_ready(server) -> None:
 # worker writes its values to files there and /metrics adds them up. A new server starts from an
 # empty directory; a worker that exits is marked dead (its counters stay in the sums).
 def on_starting(server) -> None:
-    from config.metrics.multiprocess import reset_directory
+    from core.metrics.multiprocess import reset_directory
 
     reset_directory()
 
 
 def child_exit(server, worker) -> None:
-    from config.metrics.multiprocess import worker_exited
+    from core.metrics.multiprocess import worker_exited
 
     worker_exited(worker.pid)
 

@@ -3,15 +3,20 @@ from django.urls import include, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
-from articles.api.docs import SwaggerUIView, rel_doc, rel_index
-from config.health import healthz, livez, readyz
-from config.metrics.views import metrics
-from config.pages import front_door, to_slash_form, unknown_path
-from config.problems import problem_doc
+from core.health import healthz, livez, readyz
+from core.metrics.views import metrics
+from core.pages import front_door, to_slash_form, unknown_path
+from core.problems import problem_doc
 from graphapi.views import StarWarsGraphQLView
+from rest.docs import SwaggerUIView, rel_doc, rel_index
 from soapcalc.views import calculator
 
-api_routes = "articles.api.urls"
+# The REST surface: every app's resources under one namespace ("api"), so that links name a route
+# whichever app serves it.
+api_routes = (
+    [path("", include("articles.api.urls")), path("", include("webhooks.api.urls"))],
+    "api",
+)
 
 urlpatterns = [
     # The front door; the admin's "View site" link (AdminSite.site_url, "/" by default) too.
@@ -46,5 +51,5 @@ urlpatterns += [
 # Last: whatever no route above names is a 404 answered by the site's handler, DEBUG or not.
 urlpatterns.append(re_path(r"", csrf_exempt(unknown_path)))
 
-handler404 = "config.problems.not_found"
-handler500 = "config.problems.server_error"
+handler404 = "core.problems.not_found"
+handler500 = "core.problems.server_error"

@@ -5,12 +5,12 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-from config import tracing
+from core import tracing
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
 # Traces, when OTEL_* ask for them: before the handler builds its middleware chain, which the
-# instrumentation joins (config/tracing). Every server loads the application from here: gunicorn
+# instrumentation joins (core/tracing). Every server loads the application from here: gunicorn
 # (its workers start exporting after the fork) and runserver.
 tracing.setup()
 

@@ -37,8 +37,8 @@ from graphql import (
 )
 from graphql.execution import get_variable_values
 
-from articles.api.throttling import charge_read, count_read
-from config.metrics.instruments import graphql_errors
+from core.metrics.instruments import graphql_errors
+from core.ratelimit import charge_read, count_read
 from graphapi.documents import InvalidDocument, valid_document
 from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext, TimeBudget
 

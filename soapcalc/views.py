@@ -18,7 +18,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_header_parameters
 from django.views.decorators.csrf import csrf_exempt
 
-from config.metrics.instruments import soap_fault
+from core.metrics.instruments import soap_fault
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.operation import answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
@@ -249,6 +249,6 @@ def _fault_response(fault: SoapFault, version: SoapVersion) -> HttpResponse:
     for name, value in fault.headers.items():
         response[name] = value
     # A SOAP 1.1 Client fault or a VersionMismatch is a 500 by protocol, not a server error:
-    # config.logs.SoapFaultsLoggedBySoap keeps it out of Django's error log (Receiver faults are
+    # core.logs.SoapFaultsLoggedBySoap keeps it out of Django's error log (Receiver faults are
     # logged where they are caught).
     return response

@@ -7,7 +7,14 @@ class WebhooksConfig(AppConfig):
     verbose_name = "Webhooks"
 
     def ready(self) -> None:
+        from articles import signals
         from webhooks import checks  # noqa: F401 (registers the system checks)
+        from webhooks.events import on_change
+        from webhooks.models import webhook_subscribers
+
+        # The article services announce their writes; the outbox rows join their transaction.
+        signals.changed.connect(on_change, dispatch_uid="webhooks.events.on_change")
+        signals.blog_annotations["webhooks_wanted"] = webhook_subscribers
 
         # The serverless broker of `make run` keeps its messages in a folder that must exist
         # before a web process publishes or a worker reads.

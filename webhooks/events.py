@@ -1,31 +1,38 @@
-"""The hooks the article and comment services call, inside their transactions: each names the
-event and how to build its data, the resource's HAL representation as the REST API serves it."""
+"""What webhooks hear of the article services (articles.signals), inside their transactions: each
+event's data is the resource's HAL representation as the REST API serves it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest
 
+from articles.api.serializers import (
+    CommentSerializer,
+    article_representation,
+    deleted_article_links,
+)
+from articles.models import Article, Comment
+from rest.links import api_url, curies, link
 from webhooks.outbox import announce
 
-if TYPE_CHECKING:
-    from articles.models import Article, Comment
+Data = Callable[[HttpRequest], dict[str, Any]]
 
 
-def article_created(*, article: Article) -> None:
-    _article_event("article.created", article)
+def on_change(sender: type, *, event: str, instance: Article | Comment, **kwargs: Any) -> None:
+    """articles.signals.changed: the event recorded for the blog's subscriptions that want it."""
+    blog = instance.blog if isinstance(instance, Article) else instance.article.blog
+    announce(blog=blog, event_type=event, data=_DATA[event](instance))
 
 
-def article_replaced(*, article: Article) -> None:
-    _article_event("article.replaced", article)
+def _article(article: Article) -> Data:
+    return lambda request: article_representation(request, article)
 
 
-def article_deleted(*, article: Article) -> None:
+def _deleted_article(article: Article) -> Data:
     """The data of a deletion is the tombstone's: the links the 410 answer gives (the blog, with
     its title), with the id and the article's own (now gone) address to tell which one it was."""
-    from articles.api.links import api_url, link
-    from articles.api.serializers import deleted_article_links
 
     def data(request: HttpRequest) -> dict[str, Any]:
         links = deleted_article_links(request, article)["_links"]
@@ -35,21 +42,15 @@ def article_deleted(*, article: Article) -> None:
             "_links": {"curies": links.pop("curies"), "self": link(own), **links},
         }
 
-    announce(blog=article.blog, event_type="article.deleted", data=data)
+    return data
 
 
-def comment_created(*, comment: Comment) -> None:
-    from articles.api.serializers import CommentSerializer
-
-    def data(request: HttpRequest) -> dict[str, Any]:
-        return dict(CommentSerializer(comment, context={"request": request}).data)
-
-    announce(blog=comment.article.blog, event_type="comment.created", data=data)
+def _comment(comment: Comment) -> Data:
+    return lambda request: dict(CommentSerializer(comment, context={"request": request}).data)
 
 
-def comment_deleted(*, comment: Comment) -> None:
+def _deleted_comment(comment: Comment) -> Data:
     """As for an article: the id, the comment's former address and the article it was on."""
-    from articles.api.links import api_url, curies, link
 
     def data(request: HttpRequest) -> dict[str, Any]:
         ids = {"blog_id": comment.article.blog_id, "article_id": comment.article_id}
@@ -62,14 +63,13 @@ def comment_deleted(*, comment: Comment) -> None:
             },
         }
 
-    announce(blog=comment.article.blog, event_type="comment.deleted", data=data)
+    return data
 
 
-def _article_event(event_type: str, article: Article) -> None:
-    from articles.api.serializers import article_representation
-
-    announce(
-        blog=article.blog,
-        event_type=event_type,
-        data=lambda request: article_representation(request, article),
-    )
+_DATA: dict[str, Callable[[Any], Data]] = {
+    "article.created": _article,
+    "article.replaced": _article,
+    "article.deleted": _deleted_article,
+    "comment.created": _comment,
+    "comment.deleted": _deleted_comment,
+}

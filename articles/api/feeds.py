@@ -24,12 +24,12 @@ from django.utils.text import Truncator
 from django.views import View
 from django.views.decorators.http import condition
 
-from articles.api.conditional import Validators, strong_etag
-from articles.api.links import api_url
-from articles.api.throttling import count_read
 from articles.models import Article
 from blogs.models import Blog
-from config.problems import problem_response
+from core.problems import problem_response
+from core.ratelimit import count_read
+from rest.conditional import Validators, strong_etag
+from rest.links import api_url
 
 ATOM_MEDIA_TYPE = "application/atom+xml"
 # Feed readers poll; the newest entries are what they need, and the cost stays bounded.

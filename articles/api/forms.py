@@ -15,9 +15,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from articles.api.links import api_url
 from articles.models import COMMENT_MAX_LENGTH, Article
 from blogs.models import TITLE_MAX_LENGTH, Blog
+from rest.links import api_url
 
 JSON = "application/json"
 # At least one character that is not white space, whether a client matches the pattern against

@@ -409,7 +409,7 @@ def write(
 
 
 class AccessTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "articles.api.authentication.AccessTokenAuthentication"
+    target_class = "rest.authentication.AccessTokenAuthentication"
     name = "accessToken"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:

@@ -9,8 +9,10 @@ from django.http import HttpRequest
 from rest_framework import serializers
 
 from articles.api import forms
-from articles.api.conditional import wants_forms
-from articles.api.links import (
+from articles.models import COMMENT_MAX_LENGTH, Article, Comment
+from blogs.models import TITLE_MAX_LENGTH, Blog
+from rest.conditional import wants_forms
+from rest.links import (
     Link,
     LinksField,
     api_url,
@@ -20,8 +22,6 @@ from articles.api.links import (
     relation_links,
     templated_link,
 )
-from articles.models import COMMENT_MAX_LENGTH, Article, Comment
-from blogs.models import TITLE_MAX_LENGTH, Blog
 
 # --- input ----------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
-"""The REST surface's routes; config/urls.py mounts them twice: at /api/v1.2/ (canonical) and at
-/api/ (the version then comes from the Accept header's `version` parameter)."""
+"""The blogs', articles' and comments' REST routes; config/urls.py mounts them with the other
+apps' under one namespace, twice: /api/v1.2/ (canonical) and /api/ (the version then comes from
+the Accept header's `version` parameter)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,6 @@ from articles.api.views.blogs import ApiRootView, BlogListView, BlogView
 from articles.api.views.comments import CommentListView, CommentView
 from articles.api.views.revisions import RevisionListView, RevisionView
 from articles.api.views.search import ArticleSearchView
-from webhooks.api.urls import urlpatterns as webhook_urlpatterns
-
-app_name = "api"
 
 _ARTICLE = "blogs/<int:blog_id>/articles/<int:article_id>"
 
@@ -32,5 +30,3 @@ urlpatterns = [
     path(f"{_ARTICLE}/revisions", RevisionListView.as_view(), name="revisions"),
     path(f"{_ARTICLE}/revisions/<int:revision>", RevisionView.as_view(), name="revision"),
 ]
-# A blog's webhooks (webhooks.api): the same API, prefix and link names.
-urlpatterns += webhook_urlpatterns

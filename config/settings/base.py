@@ -26,7 +26,7 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 # Ports a Host header may name besides the scheme's default (80, 443): links and the WSDL address
-# carry it, so any other is a 400 (config.middleware.BadRequestMiddleware). `*` allows any.
+# carry it, so any other is a 400 (core.middleware.BadRequestMiddleware). `*` allows any.
 ALLOWED_PORTS = env_list("ALLOWED_PORTS", ["8000", *([env_str("PORT")] if env_str("PORT") else [])])
 
 # Behind a trusted reverse proxy, links are built from X-Forwarded-Proto/-Host; otherwise those
@@ -60,26 +60,26 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: a request's time, status, queries and cache calls include all the others' work.
-    "config.metrics.middleware.MetricsMiddleware",
-    "config.middleware.RequestIdMiddleware",
-    "config.middleware.RefusedBodyDrainMiddleware",
-    "config.middleware.BadRequestMiddleware",
-    "config.middleware.ApiProblemFallbackMiddleware",
-    "config.middleware.NotFoundPageMiddleware",
-    "config.middleware.NotImplementedMethodMiddleware",
-    "config.middleware.ApiBodySizeLimitMiddleware",
-    "config.middleware.IncompleteBodyMiddleware",
+    "core.metrics.middleware.MetricsMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.RefusedBodyDrainMiddleware",
+    "core.middleware.BadRequestMiddleware",
+    "core.middleware.ApiProblemFallbackMiddleware",
+    "core.middleware.NotFoundPageMiddleware",
+    "core.middleware.NotImplementedMethodMiddleware",
+    "core.middleware.ApiBodySizeLimitMiddleware",
+    "core.middleware.IncompleteBodyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "config.cookie_middleware.HtmlSessionMiddleware",
+    "core.cookie_middleware.HtmlSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Django's own, by its exact path: `check --deploy` looks for it (W003). Every view of the
     # machine surfaces is csrf_exempt, so it costs them no more than reading the cookie.
     "django.middleware.csrf.CsrfViewMiddleware",
-    "config.cookie_middleware.HtmlAuthenticationMiddleware",
+    "core.cookie_middleware.HtmlAuthenticationMiddleware",
     # After the session's user is known: it names the client whose reads follow its writes.
-    "config.db_router.ReplicaPinMiddleware",
-    "config.cookie_middleware.HtmlMessageMiddleware",
+    "core.db_router.ReplicaPinMiddleware",
+    "core.cookie_middleware.HtmlMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its 429 response.
@@ -151,10 +151,10 @@ DATABASES = {
 # DATABASE_REPLICA_URL: a streaming replica of that database. Content reads go there, except a
 # client's own reads for REPLICA_PIN_SECONDS after it wrote; a replica that is unreachable or
 # more than REPLICA_MAX_LAG_SECONDS behind (checked every REPLICA_CHECK_SECONDS per process) is
-# left out (config/db_router.py, docs/production.md "Read replica").
+# left out (core/db_router.py, docs/production.md "Read replica").
 if env_str("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = database_from_url(env_str("DATABASE_REPLICA_URL"))
-DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+DATABASE_ROUTERS = ["core.db_router.ReplicaRouter"]
 # A writer's commit not replayed after REPLICA_PIN_SECONDS means the replica is more than that
 # behind; with the pin at least REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS, every process
 # has found it lagging by then and reads from the primary (docs/decisions/read-replica.md).
@@ -174,7 +174,7 @@ if REDIS_URL:
     CACHES = {
         "default": {
             # django-redis's RedisCache, counting its calls for the metrics.
-            "BACKEND": "config.metrics.cache.RedisCache",
+            "BACKEND": "core.metrics.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {
                 "SOCKET_CONNECT_TIMEOUT": 0.5,
@@ -186,7 +186,7 @@ else:
     CACHES = {
         "default": {
             # Django's DatabaseCache, counting its calls for the metrics.
-            "BACKEND": "config.metrics.cache.DatabaseCache",
+            "BACKEND": "core.metrics.cache.DatabaseCache",
             "LOCATION": CACHE_TABLE,
             # Django culls a third of the entries past MAX_ENTRIES (300 by default), which would
             # forget idempotency keys long before their 24 hours.
@@ -321,8 +321,8 @@ GRAPHQL_STARWARS_REVALIDATE_SECONDS = env_int("GRAPHQL_STARWARS_REVALIDATE_SECON
 # --- REST (HAL) -----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "articles.api.problems.exception_handler",
-    "DEFAULT_AUTHENTICATION_CLASSES": ["articles.api.authentication.AccessTokenAuthentication"],
+    "EXCEPTION_HANDLER": "rest.exceptions.exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest.authentication.AccessTokenAuthentication"],
     # ?format= would bypass content negotiation; the Accept header decides.
     "URL_FORMAT_OVERRIDE": None,
     # X-Forwarded-For names the client only behind our own proxy; otherwise anyone could pick
@@ -447,15 +447,15 @@ LOGGING = {
     # One record, one line: control characters a client sent (a %0a in a path) are escaped.
     "formatters": {
         "line": {
-            "()": "config.logs.OneLineFormatter",
+            "()": "core.logs.OneLineFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
         },
-        "json": {"()": "config.logs.JsonFormatter"},
+        "json": {"()": "core.logs.JsonFormatter"},
     },
     "filters": {
-        "soap_faults": {"()": "config.logs.SoapFaultsLoggedBySoap"},
+        "soap_faults": {"()": "core.logs.SoapFaultsLoggedBySoap"},
         # The request id (and trace) of the request a record was logged in.
-        "request_context": {"()": "config.logs.RequestContextFilter"},
+        "request_context": {"()": "core.logs.RequestContextFilter"},
     },
     "handlers": {
         "console": {

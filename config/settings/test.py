@@ -31,7 +31,7 @@ if not REDIS_URL:
     # Memory is enough for one process and keeps the suite fast (counted for the metrics, as
     # production's caches are); the database cache that production uses without Redis is
     # tested on real gunicorn servers (tests/reliability).
-    CACHES = {"default": {"BACKEND": "config.metrics.cache.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "core.metrics.cache.LocMemCache"}}
 # No broker server in the unit tests: what the services hand over after a commit stays in this
 # process (the tests call the delivery task's function themselves); the worker and broker are
 # tested as real processes in tests/reliability.

@@ -45,7 +45,7 @@ def loaded(**env: str) -> dict:
 def test_without_a_replica_url_there_is_one_database_and_the_defaults():
     found = loaded(DATABASE_URL=PRIMARY)
     assert list(found["databases"]) == ["default"]
-    assert found["routers"] == ["config.db_router.ReplicaRouter"]
+    assert found["routers"] == ["core.db_router.ReplicaRouter"]
     assert (found["pin"], found["lag"], found["check"]) == (10, 5, 2)
     assert found["databases"]["default"]["DISABLE_SERVER_SIDE_CURSORS"] is False
 

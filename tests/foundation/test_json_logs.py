@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from config.logs import JsonFormatter
+from core.logs import JsonFormatter
 from tests.rest.conftest import API
 
 

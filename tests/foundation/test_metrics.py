@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import path
 
-from config.metrics.views import metrics
+from core.metrics.views import metrics
 from tests.graphql import faulty_urls
 from tests.soap.messages import add_values, envelope, post12
 from tests.support.metrics import labels, moved, parse, value

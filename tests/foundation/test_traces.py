@@ -23,9 +23,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from config import tracing
-from config.logs import JsonFormatter
-from config.tracing import sdk
+from core import tracing
+from core.logs import JsonFormatter
+from core.tracing import sdk
 from tests.rest.conftest import API
 
 ROOT = Path(__file__).resolve().parent.parent.parent

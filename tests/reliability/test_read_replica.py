@@ -1,6 +1,6 @@
 """gunicorn on its own primary and streaming replica (DATABASE_REPLICA_URL): content reads go
 to the replica, a client reads its own writes, and a replica that lags or is gone is left for
-the primary (config/db_router.py, docs/production.md "Read replica").
+the primary (core/db_router.py, docs/production.md "Read replica").
 
 Replay on the replica is paused (pg_wal_replay_pause) to make the lag as long as a test needs:
 what an anonymous reader then sees is the replica's older state.

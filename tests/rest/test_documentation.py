@@ -10,8 +10,8 @@ import pytest
 import yaml
 from uritemplate import URITemplate
 
-from articles.api.docs import RELATIONS
-from config.problems import PROBLEM_TYPES
+from core.problems import PROBLEM_TYPES
+from rest.docs import RELATIONS
 from tests.rest.conftest import API, body
 
 

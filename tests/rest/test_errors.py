@@ -12,7 +12,7 @@ from django.test import override_settings
 from articles import services
 from articles.models import Article
 from blogs.models import Blog
-from config.problems import PROBLEM_TYPES
+from core.problems import PROBLEM_TYPES
 from tests.rest.conftest import API, body, is_postgres
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance"}

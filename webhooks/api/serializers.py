@@ -8,8 +8,8 @@ from typing import Any
 from django.http import HttpRequest
 from rest_framework import serializers
 
-from articles.api.links import api_url, link, page_template, relation_links, templated_link
 from articles.api.serializers import StrictCharField
+from rest.links import api_url, link, page_template, relation_links, templated_link
 from webhooks.models import URL_MAX_LENGTH, Attempt, Delivery, Subscription
 
 

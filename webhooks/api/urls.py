@@ -1,4 +1,4 @@
-"""The webhook routes, added to the REST surface's (articles.api.urls) under the same names."""
+"""The webhook routes of the REST surface, mounted by config/urls.py beside the articles'."""
 
 from __future__ import annotations
 

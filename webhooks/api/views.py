@@ -14,11 +14,6 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from articles.api.authentication import SAFE_METHODS, AccessTokenAuthentication
-from articles.api.base import ApiView, get_blog_to_write, json_object
-from articles.api.links import api_url
-from articles.api.pagination import page_body, page_params
-from articles.api.problems import UnprocessableContent
 from articles.api.schema import (
     ANY_OPERATION,
     ANY_WRITE,
@@ -28,6 +23,11 @@ from articles.api.schema import (
     ref,
 )
 from blogs.models import Blog
+from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
+from rest.exceptions import UnprocessableContent
+from rest.links import api_url
+from rest.paging import page_body, page_params
+from rest.views import ApiView, get_blog_to_write, json_object
 from webhooks import selectors, services
 from webhooks.api.serializers import (
     SubscriptionInputSerializer,

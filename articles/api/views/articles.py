@@ -15,25 +15,7 @@ from rest_framework.response import Response
 from articles import search as article_search
 from articles import services
 from articles.api import forms
-from articles.api.base import (
-    ApiView,
-    get_article_to_write,
-    get_blog_article,
-    get_blog_for_reading,
-    get_blog_to_write,
-    json_object,
-)
-from articles.api.conditional import (
-    Validators,
-    evaluate,
-    strong_etag,
-    wants_forms,
-)
-from articles.api.idempotency import run_idempotent
-from articles.api.links import api_url
-from articles.api.pagination import page_body, page_params, search_params
 from articles.api.permissions import ensure_may_write_articles
-from articles.api.problems import UnprocessableContent
 from articles.api.schema import (
     CONDITIONAL_WRITE,
     IDEMPOTENCY_KEY,
@@ -53,8 +35,26 @@ from articles.api.serializers import (
 from articles.etags import article_etag
 from articles.exceptions import ArticleLocked, BlogArchived
 from articles.models import Article
-from blogs import representations
 from blogs.models import Blog
+from core import representations
+from rest.conditional import (
+    Validators,
+    evaluate,
+    strong_etag,
+    wants_forms,
+)
+from rest.exceptions import UnprocessableContent
+from rest.idempotency import run_idempotent
+from rest.links import api_url
+from rest.paging import page_body, page_params, search_params
+from rest.views import (
+    ApiView,
+    get_article_to_write,
+    get_blog_article,
+    get_blog_for_reading,
+    get_blog_to_write,
+    json_object,
+)
 
 
 def article_validators(article: Article) -> Validators:
@@ -117,7 +117,7 @@ def cached_read(
     generations: list[str],
     build: Callable[[], tuple[Validators, dict[str, Any]]],
 ) -> HttpResponse:
-    """A representation and its validators from the representation cache (blogs.representations)
+    """A representation and its validators from the representation cache (core.representations)
     while `generations` stand, else from `build`; answered 200 or 304. A hot one costs no SQL.
 
     Hrefs are absolute: a cached representation is one origin's (the host is normalised). The

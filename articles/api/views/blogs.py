@@ -9,9 +9,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors
-from articles.api.base import ApiView, get_blog
-from articles.api.conditional import Validators, evaluate, strong_etag
-from articles.api.links import (
+from articles.api.schema import PAGE_PARAMETERS, read
+from articles.api.serializers import BlogSerializer
+from blogs.models import Blog
+from rest.conditional import Validators, evaluate, strong_etag
+from rest.links import (
     api_url,
     articles_template,
     curies,
@@ -19,10 +21,8 @@ from articles.api.links import (
     page_template,
     templated_link,
 )
-from articles.api.pagination import page_body, page_params
-from articles.api.schema import PAGE_PARAMETERS, read
-from articles.api.serializers import BlogSerializer
-from blogs.models import Blog
+from rest.paging import page_body, page_params
+from rest.views import ApiView, get_blog
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

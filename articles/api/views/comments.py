@@ -10,16 +10,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
-from articles.api.base import ApiView, get_article, get_blog, json_object
-from articles.api.conditional import Validators, evaluate, strong_etag
-from articles.api.idempotency import run_idempotent
-from articles.api.links import api_url
-from articles.api.pagination import comment_title, page_body, page_params
 from articles.api.permissions import ensure_may_delete_comment
-from articles.api.problems import UnprocessableContent
 from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
 from articles.api.serializers import CommentInputSerializer, CommentSerializer
 from articles.models import Article, Comment
+from rest.conditional import Validators, evaluate, strong_etag
+from rest.exceptions import UnprocessableContent
+from rest.idempotency import run_idempotent
+from rest.links import api_url
+from rest.paging import comment_title, page_body, page_params
+from rest.views import ApiView, get_article, get_blog, json_object
 
 
 def comment_validators(comment: Comment) -> Validators:

@@ -8,14 +8,14 @@ from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import selectors
-from articles.api.base import ApiView
-from articles.api.conditional import Validators, evaluate, strong_etag
-from articles.api.links import api_url
-from articles.api.pagination import page_body, page_params, search_params
-from articles.api.problems import InvalidQueryParameter
 from articles.api.schema import PAGE_PARAMETERS, read, search_parameters
 from articles.api.serializers import article_page_item
 from articles.api.views.blogs import EPOCH
+from rest.conditional import Validators, evaluate, strong_etag
+from rest.exceptions import InvalidQueryParameter
+from rest.links import api_url
+from rest.paging import page_body, page_params, search_params
+from rest.views import ApiView
 
 
 class ArticleSearchView(ApiView):

@@ -14,9 +14,9 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import http_date, parse_etags, parse_http_date_safe
 
-from articles.api.negotiation import HAL_FORMS_MEDIA_TYPE
-from articles.api.problems import PreconditionFailed
 from articles.etags import strong_etag
+from rest.exceptions import PreconditionFailed
+from rest.negotiation import HAL_FORMS_MEDIA_TYPE
 
 SAFE_METHODS = ("GET", "HEAD")
 HTML_MEDIA_TYPE = "text/html"

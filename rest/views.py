@@ -12,9 +12,15 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from articles import selectors
-from articles.api.authentication import AccessTokenAuthentication
-from articles.api.conditional import rendered_media_type, variant_tag
-from articles.api.negotiation import (
+from articles.api.permissions import WritesNeedToken
+from articles.exceptions import ArticleGone
+from articles.models import Article
+from blogs.models import Blog
+from core.ratelimit import ReadRateThrottle, WriteRateThrottle
+from rest.authentication import AccessTokenAuthentication
+from rest.conditional import rendered_media_type, variant_tag
+from rest.exceptions import ServiceUnavailable, exception_handler
+from rest.negotiation import (
     BrowsableHalRenderer,
     HalFormsRenderer,
     HalJsonRenderer,
@@ -24,12 +30,6 @@ from articles.api.negotiation import (
     StrictHalJsonParser,
     StrictJsonParser,
 )
-from articles.api.permissions import WritesNeedToken
-from articles.api.problems import ServiceUnavailable, exception_handler
-from articles.api.throttling import ReadRateThrottle, WriteRateThrottle
-from articles.exceptions import ArticleGone
-from articles.models import Article
-from blogs.models import Blog
 
 
 class ApiView(APIView):

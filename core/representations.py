@@ -9,7 +9,7 @@ read together with it in one cache round trip, so every origin's and every page'
 changed article or blog is dropped at once without knowing them. A reader that built an entry
 from the old data while the write's transaction was open tagged it with a generation that the
 commit replaces: it is never used.
-With a read replica, what is stored is built from the primary (config.db_router): a replica
+With a read replica, what is stored is built from the primary (core.db_router): a replica
 that has not yet replayed a commit would otherwise store the old data under the generation that
 commit set, and it would be served as current after the write.
 Entries expire after ENTRY_SECONDS in any case, which bounds what a lost invalidation (the cache
@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
-from config.db_router import reads_from_primary
+from core.db_router import reads_from_primary
 
 logger = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from rest_framework.response import Response
 
-from config.metrics.instruments import graphql_errors, soap_fault
-from config.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
-from config.request_context import RequestContext, current_request
+from core.metrics.instruments import graphql_errors, soap_fault
+from core.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
+from core.request_context import RequestContext, current_request
 from soapcalc.faults import render_fault, sender_fault
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
 
@@ -316,7 +316,7 @@ class ApiProblemFallbackMiddleware:
 
 class NotFoundPageMiddleware:
     """A 404 raised by a view, or by the catch-all route of paths no other route names
-    (config/urls.py), is answered by the site's 404 handler (config.problems.not_found) with
+    (config/urls.py), is answered by the site's 404 handler (core.problems.not_found) with
     DEBUG on too: a page for a person's browser, a problem for everyone else. Django would
     otherwise answer `make run`'s users with its technical 404 page, which lists the URL
     patterns; production answers the same through handler404."""

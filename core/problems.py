@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views import defaults
 
-from config.pages import not_found_page, prefers_html
+from core.pages import not_found_page, prefers_html
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 

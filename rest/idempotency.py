@@ -24,7 +24,7 @@ from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from articles.api.problems import RequestInProgress, ServiceUnavailable, UnprocessableContent
+from rest.exceptions import RequestInProgress, ServiceUnavailable, UnprocessableContent
 
 logger = logging.getLogger(__name__)
 

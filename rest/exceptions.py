@@ -20,10 +20,10 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from articles.api.negotiation import BrowsableHalRenderer, is_browser_navigation
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
 from articles.search import SearchError
-from config.problems import problem_body, problem_response
+from core.problems import problem_body, problem_response
+from rest.negotiation import BrowsableHalRenderer, is_browser_navigation
 
 logger = logging.getLogger(__name__)
 

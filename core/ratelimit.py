@@ -31,7 +31,7 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from config.metrics.instruments import count_cache_call
+from core.metrics.instruments import count_cache_call
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ comes from a fixed list of path prefixes, the route is the URL pattern that matc
 path itself), the method is one of those the site implements or `other`, the status a number.
 
 Under gunicorn with PROMETHEUS_MULTIPROC_DIR set, prometheus-client keeps each worker's values
-in memory-mapped files in that directory and /metrics adds them up (config.metrics.views).
+in memory-mapped files in that directory and /metrics adds them up (core.metrics.views).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The cache backends the service uses, each counting its calls for the request being served
-(config.metrics.instruments.RequestStats). Same class names as the backends they extend, and
+(core.metrics.instruments.RequestStats). Same class names as the backends they extend, and
 nothing changed but the count: settings name them instead of Django's and django-redis's
 (config/settings/base.py and test.py).
 
@@ -15,7 +15,7 @@ from typing import Any
 import django_redis.cache
 from django.core.cache.backends import db, locmem
 
-from config.metrics.instruments import current_request
+from core.metrics.instruments import current_request
 
 OPERATIONS = (
     "add",

@@ -18,7 +18,7 @@ from typing import Any
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
-from config.metrics.instruments import (
+from core.metrics.instruments import (
     CACHE_CALLS,
     DB_QUERIES,
     LATENCY,
@@ -30,9 +30,9 @@ from config.metrics.instruments import (
     route_of,
     surface_of,
 )
-from config.middleware import Handler
+from core.middleware import Handler
 
-# The policy a 429 names in its RateLimit-Policy header (articles.api.throttling): `"read";q=..`.
+# The policy a 429 names in its RateLimit-Policy header (core.ratelimit): `"read";q=..`.
 _POLICY = re.compile(r'\s*"(read|write)"')
 
 

@@ -19,7 +19,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.versioning import AcceptHeaderVersioning
 from uritemplate import URITemplate
 
-from config.problems import PROBLEM_MEDIA_TYPE
+from core.problems import PROBLEM_MEDIA_TYPE
 
 API_VERSION = "1.2"
 HAL_FORMS_MEDIA_TYPE = "application/prs.hal-forms+json"

@@ -16,10 +16,10 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from articles.api.links import Link, curies, link, page_href
-from articles.api.problems import InvalidQueryParameter
 from articles.search import SearchError, clean_query, clean_sort
 from articles.selectors import Page
+from rest.exceptions import InvalidQueryParameter
+from rest.links import Link, curies, link, page_href
 
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
 # Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).

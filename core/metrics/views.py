@@ -20,7 +20,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from config.problems import problem_response
+from core.problems import problem_response
 
 _CHALLENGE = 'Bearer realm="metrics"'
 

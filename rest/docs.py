@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.request import Request
 
-from config.problems import PROBLEM_TYPES
+from core.problems import PROBLEM_TYPES
 
 
 class SwaggerUIView(SpectacularSwaggerView):

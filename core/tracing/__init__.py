@@ -74,7 +74,7 @@ def setup() -> None:
     gunicorn's workers do it after their fork. Before the WSGI application is built."""
     if not enabled():
         return
-    from config.tracing import sdk
+    from core.tracing import sdk
 
     sdk.instrument()
     if not _started_by_workers:
@@ -87,7 +87,7 @@ def start() -> None:
     names = exporters()
     if not names or _provider is not None:
         return
-    from config.tracing import sdk
+    from core.tracing import sdk
 
     _provider = sdk.start_exporting(names)
 

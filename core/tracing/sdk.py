@@ -1,4 +1,4 @@
-"""The OpenTelemetry side of config.tracing, imported only when tracing is on (and by its tests):
+"""The OpenTelemetry side of core.tracing, imported only when tracing is on (and by its tests):
 by config.wsgi, so that under gunicorn every module, the exporter's too, is loaded once in the
 master and a worker's post_fork only makes objects and a thread."""
 
@@ -14,7 +14,7 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 
-from config.request_context import current_request
+from core.request_context import current_request
 
 # On every span of a request: its X-Request-ID, as the JSON log's "http.request_id".
 REQUEST_ID_ATTRIBUTE = "http.request_id"
@@ -23,7 +23,7 @@ DEFAULT_SERVICE_NAME = "blog-service"
 # The server span starts inside the middleware that answers a request Django cannot read (an
 # unknown Host: the instrumentation asks for the request's absolute URL, which would raise),
 # so it starts after the request id is known, and the id is on it as on every other span.
-MIDDLEWARE_AFTER = "config.middleware.BadRequestMiddleware"
+MIDDLEWARE_AFTER = "core.middleware.BadRequestMiddleware"
 
 
 class RequestSpans(SpanProcessor):

@@ -1,5 +1,5 @@
 """The request being served, for whatever runs on its behalf in the same thread: every log line
-(config.logs.RequestContextFilter) and every trace span (config.tracing.sdk.RequestSpans) names
+(core.logs.RequestContextFilter) and every trace span (core.tracing.sdk.RequestSpans) names
 it. RequestIdMiddleware sets it for the length of a request.
 
 A context variable rather than the request object: a log call or a database driver deep inside

@@ -7,7 +7,7 @@ import logging
 import re
 from datetime import UTC, datetime
 
-from config.request_context import current_request
+from core.request_context import current_request
 
 # C0 and C1 control characters and the Unicode line separators: a client that gets a CR or LF
 # into a log line (a %0a in a path is decoded before it is logged) could forge the next line.
@@ -28,7 +28,7 @@ CONTEXT_FIELDS = ("request_id", "trace_id", "span_id")
 
 
 class RequestContextFilter(logging.Filter):
-    """On the handler: gives each record the request being served (config.request_context),
+    """On the handler: gives each record the request being served (core.request_context),
     None outside a request or without a trace. Never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:

@@ -19,7 +19,7 @@ def front_door(request: HttpRequest) -> HttpResponse:
 
 def unknown_path(request: HttpRequest) -> HttpResponse:
     """Every path no other route names (the last route of config/urls.py): a 404, raised in a
-    view so that config.middleware.NotFoundPageMiddleware answers it as production does, with
+    view so that core.middleware.NotFoundPageMiddleware answers it as production does, with
     DEBUG on too."""
     raise Http404("No route here.")
 

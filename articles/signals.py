@@ -1,0 +1,35 @@
+"""What the article and comment services announce, inside the write's transaction.
+
+`changed` is sent with `event` (one of EVENTS) and `instance`: the article or comment as written
+(a deleted comment keeps its id). Listeners connect in their AppConfig.ready(), as webhooks does
+to write its outbox rows in the same transaction; the services import none of them, so the
+dependency runs one way.
+
+A listener that must know something of the blog on every write (webhooks: whether anyone
+subscribed) registers an annotation in `blog_annotations`, a name and a function of the outer
+query's blog reference: the writes read it in the query that reads the blog anyway
+(articles.selectors), so asking costs no query of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db.models import Expression
+from django.dispatch import Signal
+
+EVENTS = (
+    "article.created",
+    "article.replaced",
+    "article.deleted",
+    "comment.created",
+    "comment.deleted",
+)
+
+changed = Signal()
+
+blog_annotations: dict[str, Callable[[str], Expression]] = {}
+
+
+def announce(event: str, instance: object) -> None:
+    changed.send(sender=type(instance), event=event, instance=instance)
