@@ -14,6 +14,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from articles.api.lookups import get_blog_to_write
 from articles.api.schema import (
     ANY_OPERATION,
     ANY_WRITE,
@@ -27,7 +28,7 @@ from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.exceptions import UnprocessableContent
 from rest.links import api_url
 from rest.paging import page_body, page_params
-from rest.views import ApiView, get_blog_to_write, json_object
+from rest.views import ApiView, json_object
 from webhooks import selectors, services
 from webhooks.api.serializers import (
     SubscriptionInputSerializer,

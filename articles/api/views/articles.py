@@ -15,6 +15,12 @@ from rest_framework.response import Response
 from articles import search as article_search
 from articles import services
 from articles.api import forms
+from articles.api.lookups import (
+    get_article_to_write,
+    get_blog_article,
+    get_blog_for_reading,
+    get_blog_to_write,
+)
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.schema import (
     CONDITIONAL_WRITE,
@@ -47,14 +53,7 @@ from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
 from rest.paging import page_body, page_params, search_params
-from rest.views import (
-    ApiView,
-    get_article_to_write,
-    get_blog_article,
-    get_blog_for_reading,
-    get_blog_to_write,
-    json_object,
-)
+from rest.views import ApiView, json_object
 
 
 def article_validators(article: Article) -> Validators:

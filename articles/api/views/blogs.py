@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors
+from articles.api.lookups import get_blog
 from articles.api.schema import PAGE_PARAMETERS, read
 from articles.api.serializers import BlogSerializer
 from blogs.models import Blog
@@ -22,7 +23,7 @@ from rest.links import (
     templated_link,
 )
 from rest.paging import page_body, page_params
-from rest.views import ApiView, get_blog
+from rest.views import ApiView
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
+from articles.api.lookups import get_article, get_blog
 from articles.api.permissions import ensure_may_delete_comment
 from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
 from articles.api.serializers import CommentInputSerializer, CommentSerializer
@@ -19,7 +20,7 @@ from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
 from rest.paging import comment_title, page_body, page_params
-from rest.views import ApiView, get_article, get_blog, json_object
+from rest.views import ApiView, json_object
 
 
 def comment_validators(comment: Comment) -> Validators:

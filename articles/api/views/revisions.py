@@ -15,13 +15,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors
+from articles.api.lookups import get_blog_article
 from articles.api.schema import PAGE_PARAMETERS, read
 from articles.etags import strong_etag
 from articles.models import Article, ArticleRevision
 from rest.conditional import Validators, evaluate
 from rest.links import api_url, link, relation_links
 from rest.paging import page_body, page_params
-from rest.views import ApiView, get_blog_article
+from rest.views import ApiView
 
 # An `item` link's title: the revision number and the title it had, so that a list of links
 # tells them apart without fetching each.

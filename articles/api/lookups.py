@@ -1,0 +1,79 @@
+"""The blogs and articles a REST request names, with the answers the contract gives when they
+are missing (404), deleted (410) or not the client's to write (403)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from rest_framework.request import Request
+
+from articles import selectors
+from articles.exceptions import ArticleGone
+from articles.models import Article
+from blogs.models import Blog
+
+
+def get_blog(blog_id: int) -> Blog:
+    return get_object_or_404(Blog, pk=blog_id)
+
+
+def get_blog_to_write(request: Request, blog_id: int) -> Blog:
+    """The blog, with whether the request's user is one of its authors read in the same query
+    (Blog.is_author then costs none), or 404."""
+    blog = selectors.blog_for_writing(blog_id=blog_id, writer=request.user)
+    if blog is None:
+        raise Http404("No Blog matches the given query.")
+    return blog
+
+
+def get_article(blog: Blog, article_id: int) -> Article:
+    """The live article of `blog`: 404 when it never existed there, 410 when it was deleted."""
+    article = get_object_or_404(Article, pk=article_id, blog_id=blog.pk)
+    return _live(article, blog)
+
+
+def get_blog_for_reading(blog_id: int) -> Blog:
+    """The blog with what a page of its articles needs (selectors.blog_for_reading), or 404."""
+    blog = selectors.blog_for_reading(blog_id=blog_id)
+    if blog is None:
+        raise Http404("No Blog matches the given query.")
+    return blog
+
+
+def get_blog_article(blog_id: int, article_id: int) -> Article:
+    """get_article(get_blog(blog_id), article_id) in one query (the blog joined) for reads.
+
+    When no row comes back the blog is looked up on its own, so a missing blog is still the
+    blog's 404 and a missing article the article's.
+    """
+    article = selectors.article_with_blog(blog_id=blog_id, article_id=article_id)
+    if article is None:
+        get_blog_for_reading(blog_id)
+        raise Http404("No Article matches the given query.")
+    return _live(article, article.blog)
+
+
+def get_article_to_write(
+    request: Request, blog_id: int, article_id: int, ensure_may_write: Any
+) -> Article:
+    """The live article to replace or delete, its blog joined in the same query, after
+    `ensure_may_write(request, blog)`: the answers of get_blog, the rights check and get_article
+    in that order (404 for the blog, 403, then 404 or 410 for the article), one query fewer."""
+    article = selectors.article_with_blog(
+        blog_id=blog_id, article_id=article_id, writer=request.user
+    )
+    if article is None:
+        blog = get_blog(blog_id)
+        ensure_may_write(request, blog)
+        raise Http404("No Article matches the given query.")
+    ensure_may_write(request, article.blog)
+    return _live(article, article.blog)
+
+
+def _live(article: Article, blog: Blog) -> Article:
+    if article.is_deleted:
+        raise ArticleGone
+    article.blog = blog
+    return article
