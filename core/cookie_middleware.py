@@ -22,19 +22,14 @@ from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse
 
-# Path prefixes (of PATH_INFO, as URLs are resolved) served without cookies.
-MACHINE_PATH_PREFIXES = ("/api/", "/graphql", "/soap/", "/healthz")
-
-
-def is_machine_path(path_info: str) -> bool:
-    return path_info.startswith(MACHINE_PATH_PREFIXES)
+from core.surfaces import surface_of
 
 
 class _SkippedOnMachinePaths:
     get_response: Callable[[HttpRequest], HttpResponse]
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if is_machine_path(request.path_info):
+        if not surface_of(request.path_info).cookies:
             return self.get_response(request)
         return super().__call__(request)  # type: ignore[misc]
 

@@ -8,6 +8,7 @@ import re
 from datetime import UTC, datetime
 
 from core.request_context import current_request
+from core.surfaces import surface_of
 
 # C0 and C1 control characters and the Unicode line separators: a client that gets a CR or LF
 # into a log line (a %0a in a path is decoded before it is logged) could forge the next line.
@@ -78,10 +79,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(document, ensure_ascii=False, default=str)
 
 
-class SoapFaultsLoggedBySoap(logging.Filter):
-    """For the `django.request` logger: a SOAP fault is a 500 by protocol (SOAP 1.1 answers every
-    fault so), not a server error; the SOAP view logs the faults that are (Receiver faults)."""
+class FaultsLoggedBySurface(logging.Filter):
+    """For the `django.request` logger: a surface that logs its own faults (SOAP answers every
+    fault with a 500 by protocol, and logs those that are server errors) is left out."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
-        return not (request is not None and request.path.startswith("/soap/"))
+        return request is None or not surface_of(request.path_info).logs_own_faults

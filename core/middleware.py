@@ -12,15 +12,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, SuspiciousOperation
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
-from rest_framework.response import Response
 
-from core.metrics.instruments import graphql_errors, soap_fault
-from core.problems import PROBLEM_MEDIA_TYPE, not_found, problem_response
+from core.problems import error_response, not_found, problem_response
 from core.request_context import RequestContext, current_request
-from soapcalc.faults import render_fault, sender_fault
-from soapcalc.versions import BY_MEDIA_TYPE, SOAP12
 
 logger = logging.getLogger("config.requests")
 security_logger = logging.getLogger("django.security")
@@ -106,17 +102,12 @@ class BadRequestMiddleware:
             _normalise_host(request)
             request.GET  # noqa: B018 (parsed now: too many fields is a SuspiciousOperation)
             declared = request.META.get("CONTENT_LENGTH")
-            # The SOAP endpoint answers this itself, as a Sender fault.
-            if declared and not declared.isdigit() and not request.path_info.startswith("/soap/"):
+            if declared and not declared.isdigit():
                 raise BadRequest("Content-Length is not a number of bytes.")
         except (SuspiciousOperation, BadRequest) as error:
             security_logger.warning("bad request: %s", error)
             detail = _CLIENT_DETAIL.get(type(error).__name__, str(error))
-            if request.path_info.startswith("/graphql"):
-                # GraphQL over HTTP: a request error is an `errors` list without `data`.
-                graphql_errors("request")
-                return JsonResponse({"errors": [{"message": detail}]}, status=400)
-            return problem_response(request, status=400, detail=detail)
+            return error_response(request, status=400, detail=detail)
         return self.get_response(request)
 
 
@@ -204,34 +195,6 @@ class RefusedBodyDrainMiddleware:
         return response
 
 
-class ApiBodySizeLimitMiddleware:
-    """413 for API bodies over MAX_BODY_BYTES, decided from Content-Length before reading; 411 for
-    a chunked body without one (Django reads a body by its Content-Length, so a chunked one would
-    look empty)."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith("/api/"):
-            if "CONTENT_LENGTH" not in request.META and "HTTP_TRANSFER_ENCODING" in request.META:
-                return problem_response(
-                    request,
-                    status=411,
-                    detail="Send the body with a Content-Length (not chunked).",
-                )
-            # A number: BadRequestMiddleware answered anything else.
-            declared = request.META.get("CONTENT_LENGTH") or "0"
-            limit = settings.MAX_BODY_BYTES
-            if len(declared) > 18 or int(declared) > limit:
-                return problem_response(
-                    request,
-                    status=413,
-                    detail=f"The body is {declared} bytes; at most {limit} are accepted.",
-                )
-        return self.get_response(request)
-
-
 class IncompleteBodyMiddleware:
     """400 for a body that ended before its Content-Length: the client closed the connection
     (RFC 9112 section 6.3: the message is incomplete). Django reads a body up to its
@@ -241,8 +204,8 @@ class IncompleteBodyMiddleware:
     every surface at once (docs/decisions/incomplete-bodies.md).
 
     A body declared larger than DATA_UPLOAD_MAX_MEMORY_SIZE is left unread: every surface
-    refuses it (413) without parsing it. After ApiBodySizeLimitMiddleware, so that an over-size
-    API body is refused from its header before anything waits for it.
+    refuses it (413) without parsing it. After rest.middleware.ApiBodySizeLimitMiddleware, so
+    that an over-size API body is refused from its header before anything waits for it.
     """
 
     def __init__(self, get_response: Handler) -> None:
@@ -260,58 +223,12 @@ class IncompleteBodyMiddleware:
                     declared,
                     getattr(request, "request_id", "-"),
                 )
-                return _incomplete_body(request, received, int(declared))
+                detail = (
+                    f"The request body ended before its Content-Length: {received} of"
+                    f" {declared} bytes arrived. Nothing was done; send the whole body again."
+                )
+                return error_response(request, status=400, detail=detail)
         return self.get_response(request)
-
-
-def _incomplete_body(request: HttpRequest, received: int, declared: int) -> HttpResponse:
-    """The refusal in the language of the surface the request was for."""
-    detail = (
-        f"The request body ended before its Content-Length: {received} of {declared} bytes"
-        " arrived. Nothing was done; send the whole body again."
-    )
-    if request.path_info.startswith("/graphql"):
-        # GraphQL over HTTP: a request error is an `errors` list without `data`.
-        graphql_errors("request")
-        return JsonResponse({"errors": [{"message": detail}]}, status=400)
-    if request.path_info.startswith("/soap/"):
-        version = BY_MEDIA_TYPE.get(request.content_type, SOAP12)
-        fault = sender_fault(detail)
-        soap_fault(fault.code.value, version.name)
-        return HttpResponse(
-            render_fault(fault, version),
-            status=fault.http_status(version),
-            content_type=version.content_type,
-        )
-    return problem_response(request, status=400, detail=detail)
-
-
-class ApiProblemFallbackMiddleware:
-    """Under /api/, an error answered by Django itself (an unknown route, or a fault outside a
-    view) becomes a problem too. With DEBUG on, Django would otherwise send its technical 404
-    and 500 pages, which list URL patterns, settings and tracebacks. An error an API view
-    rendered through DRF (the browsable API's page of a problem, for a browser) is kept."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if (
-            request.path.startswith("/api/")
-            and response.status_code >= 400
-            and not response.get("Content-Type", "").startswith(PROBLEM_MEDIA_TYPE)
-            and not isinstance(response, Response)
-        ):
-            if response.status_code >= 500:
-                request_id = getattr(request, "request_id", "-")
-                detail = f"An unexpected fault; it was logged as {request_id}."
-            else:
-                detail = "The request cannot be served."
-            if response.status_code == 404:
-                detail = "No such resource."
-            return problem_response(request, status=response.status_code, detail=detail)
-        return response
 
 
 class NotFoundPageMiddleware:

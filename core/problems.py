@@ -19,6 +19,7 @@ from django.utils.cache import patch_vary_headers
 from django.views import defaults
 
 from core.pages import not_found_page, prefers_html
+from core.surfaces import surface_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -178,8 +179,17 @@ def problem_doc(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "docs/problem.html", {"slug": slug, "problem": problem})
 
 
+def error_response(request: HttpRequest, *, status: int, detail: str) -> HttpResponse:
+    """An error the platform answers before any view runs, in the language of the request's
+    surface (core.surfaces): its own hook, or a problem document."""
+    hook = surface_of(request.path_info).error
+    if hook is not None:
+        return hook(request, status, detail)
+    return problem_response(request, status=status, detail=detail)
+
+
 def _wants_problem(request: HttpRequest) -> bool:
-    return request.path.startswith("/api/")
+    return not surface_of(request.path_info).html_errors
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -8,6 +8,10 @@ class SoapcalcConfig(AppConfig):
     verbose_name = "SOAP calculator"
 
     def ready(self) -> None:
+        from core import surfaces
+        from soapcalc.views import fault_for
+
+        surfaces.register(surfaces.Surface("soap", "/soap/", error=fault_for, logs_own_faults=True))
         # Compile the request schema and the response templates at start-up, not on the first
         # request, and stop the process here if the namespace setting cannot make them.
         from soapcalc.envelopes import request_parser, result_template

@@ -239,6 +239,12 @@ def _uri_length(request: HttpRequest) -> int:
     return len(request.get_full_path())
 
 
+def fault_for(request: HttpRequest, status: int, detail: str) -> HttpResponse:
+    """A request error the platform finds before the view runs (core.surfaces), as a Sender
+    fault in the SOAP version the request's Content-Type names."""
+    return _fault_response(sender_fault(detail), BY_MEDIA_TYPE.get(request.content_type, SOAP12))
+
+
 def _fault_response(fault: SoapFault, version: SoapVersion) -> HttpResponse:
     soap_fault(fault.code.value, version.name)
     response = HttpResponse(
@@ -249,6 +255,6 @@ def _fault_response(fault: SoapFault, version: SoapVersion) -> HttpResponse:
     for name, value in fault.headers.items():
         response[name] = value
     # A SOAP 1.1 Client fault or a VersionMismatch is a 500 by protocol, not a server error:
-    # core.logs.SoapFaultsLoggedBySoap keeps it out of Django's error log (Receiver faults are
+    # core.logs.FaultsLoggedBySurface keeps it out of Django's error log (Receiver faults are
     # logged where they are caught).
     return response

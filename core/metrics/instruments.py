@@ -16,11 +16,12 @@ from typing import Any
 from django.http import HttpRequest
 from prometheus_client import Counter, Histogram, disable_created_metrics
 
+from core import surfaces
+
 # The `_created` series (when each labelled series was first used) would double the output and
 # mean nothing in multiprocess mode, where prometheus-client leaves them out anyway.
 disable_created_metrics()
 
-_PREFIXES = (("/api/", "rest"), ("/graphql", "graphql"), ("/soap/", "soap"), ("/admin", "admin"))
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
 # and one that reached the catch-all route of config/urls.py (a 404 for an unknown path).
@@ -109,10 +110,7 @@ def count_cache_call(operation: str) -> None:
 
 
 def surface_of(path: str) -> str:
-    for prefix, surface in _PREFIXES:
-        if path.startswith(prefix):
-            return surface
-    return "site"
+    return surfaces.surface_of(path).name
 
 
 def route_of(request: HttpRequest) -> str:
