@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.core.exceptions import BadRequest, DisallowedHost, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.http.request import split_domain_port
 from rest_framework.response import Response
@@ -116,7 +116,12 @@ class BadRequestMiddleware:
                 # GraphQL over HTTP: a request error is an `errors` list without `data`.
                 graphql_errors("request")
                 return JsonResponse({"errors": [{"message": detail}]}, status=400)
-            return problem_response(request, status=400, detail=detail)
+            return problem_response(
+                request,
+                status=400,
+                detail=detail,
+                host_refused=isinstance(error, (DisallowedHost, DisallowedPort)),
+            )
         return self.get_response(request)
 
 
