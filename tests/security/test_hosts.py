@@ -79,7 +79,7 @@ def test_a_refused_host_is_never_echoed_in_the_problem(client, db, settings, hos
     assert response.status_code == 400
     problem = json.loads(response.content)
     assert problem["type"] == "https://blog.example.org/docs/problems/bad-request"
-    refused = host.split(":")[-1] if host.startswith(("127.", "localhost")) else "evil"
+    refused = host[host.index(":") :] if host.startswith(("127.", "localhost")) else "evil"
     assert refused.encode() not in response.content
     assert not any(refused in value for value in response.headers.values())
 
