@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -67,6 +68,17 @@ def env_rate(name: str, default: str) -> str:
     count, _, period = raw.partition("/")
     if not count.isdigit() or not period or period[0] not in "smhd":
         raise ImproperlyConfigured(f"{name} must look like '600/min', not {raw!r}")
+    return raw
+
+
+def env_origin(name: str, default: str) -> str:
+    """An origin, `scheme://host[:port]` over http or https, without a trailing slash."""
+    raw = (os.environ.get(name) or default).strip().rstrip("/")
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
+        raise ImproperlyConfigured(
+            f"{name} must be an origin such as https://blog.example.org, not {raw!r}"
+        )
     return raw
 
 

@@ -4,6 +4,10 @@
 - `GET /readyz`: it can serve: the database answers, the shared cache answers, and every
   migration is applied (503 naming the failing checks; a failure means send it no traffic);
 - `GET /healthz`: the process and its database answer (kept for existing probes).
+
+Each answers GET and HEAD; any other method is 405 with `Allow: GET, HEAD`. They are exempt from
+CSRF, as /metrics is: no cookie or session is read here, and without the exemption a POST would
+be refused by CsrfViewMiddleware with its HTML page before the method is looked at.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
@@ -72,12 +77,14 @@ def migrations_check() -> str:
     return "ok"
 
 
+@csrf_exempt
 @never_cache
 @require_safe
 def livez(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
+@csrf_exempt
 @never_cache
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -90,6 +97,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
     return _unavailable({"checks": checks, "failing": [k for k, v in checks.items() if v != "ok"]})
 
 
+@csrf_exempt
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:

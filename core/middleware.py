@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.exceptions import BadRequest, SuspiciousOperation
+from django.core.exceptions import BadRequest, DisallowedHost, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 
@@ -107,7 +107,12 @@ class BadRequestMiddleware:
         except (SuspiciousOperation, BadRequest) as error:
             security_logger.warning("bad request: %s", error)
             detail = _CLIENT_DETAIL.get(type(error).__name__, str(error))
-            return error_response(request, status=400, detail=detail)
+            return error_response(
+                request,
+                status=400,
+                detail=detail,
+                host_refused=isinstance(error, (DisallowedHost, DisallowedPort)),
+            )
         return self.get_response(request)
 
 

@@ -1,7 +1,9 @@
 """RFC 9457 problem details, for every part of the site that answers errors in JSON.
 
 Each problem type has a slug; its `type` URI is `<origin>/docs/problems/<slug>`, an HTML page that
-says what the problem means, so that the type really resolves (RFC 9457 section 3.1.1).
+says what the problem means, so that the type really resolves (RFC 9457 section 3.1.1). The origin
+is the request's, except when its Host was refused: then PUBLIC_URL, the configured one, so that
+a refused Host is never written back (docs/decisions/hosts-and-ports.md).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -131,14 +134,18 @@ def problem_body(
     detail: str,
     slug: str | None = None,
     errors: dict[str, list[str]] | None = None,
+    host_refused: bool = False,
 ) -> dict[str, Any]:
     slug = slug or problem_slug_for(status)
     known = PROBLEM_TYPES.get(slug)
     doc = reverse("problem-doc", kwargs={"slug": slug})
-    try:
-        type_uri = request.build_absolute_uri(doc)
-    except DisallowedHost:
-        type_uri = doc  # RFC 9457 3.1.1: a relative type URI resolves against the request's
+    if host_refused:
+        type_uri = settings.PUBLIC_URL + doc
+    else:
+        try:
+            type_uri = request.build_absolute_uri(doc)
+        except DisallowedHost:
+            type_uri = settings.PUBLIC_URL + doc
     body: dict[str, Any] = {
         "type": type_uri,
         "title": known.title if known else HTTPStatus(status).phrase,
@@ -159,8 +166,13 @@ def problem_response(
     slug: str | None = None,
     errors: dict[str, list[str]] | None = None,
     headers: dict[str, str] | None = None,
+    host_refused: bool = False,
 ) -> HttpResponse:
-    body = problem_body(request, status=status, detail=detail, slug=slug, errors=errors)
+    """`host_refused`: the request's Host (or X-Forwarded-Host) was refused, so the answer is
+    built without it; DisallowedHost alone would miss a served host with a refused port."""
+    body = problem_body(
+        request, status=status, detail=detail, slug=slug, errors=errors, host_refused=host_refused
+    )
     response = HttpResponse(
         json.dumps(body, ensure_ascii=False).encode(),
         status=status,
@@ -179,13 +191,16 @@ def problem_doc(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "docs/problem.html", {"slug": slug, "problem": problem})
 
 
-def error_response(request: HttpRequest, *, status: int, detail: str) -> HttpResponse:
+def error_response(
+    request: HttpRequest, *, status: int, detail: str, host_refused: bool = False
+) -> HttpResponse:
     """An error the platform answers before any view runs, in the language of the request's
-    surface (core.surfaces): its own hook, or a problem document."""
+    surface (core.surfaces): its own hook, or a problem document (`host_refused` as for
+    problem_response)."""
     hook = surface_of(request.path_info).error
     if hook is not None:
         return hook(request, status, detail)
-    return problem_response(request, status=status, detail=detail)
+    return problem_response(request, status=status, detail=detail, host_refused=host_refused)
 
 
 def _wants_problem(request: HttpRequest) -> bool:

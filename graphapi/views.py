@@ -50,6 +50,7 @@ BODY_TYPES = ("application/json", "application/graphql")
 INTERNAL_ERROR = "Internal server error."
 # RFC 9110 9.3.2: HEAD is GET without the content (the server leaves the body out).
 READ_METHODS = ("GET", "HEAD")
+ALLOWED_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
 DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
 
 
@@ -85,14 +86,20 @@ class StarWarsGraphQLView(GraphQLView):
         setattr(request, STARTED_ATTRIBUTE, time.monotonic())
         media_type = self.response_media_type(request)
         try:
-            if request.method not in READ_METHODS and request.method != "POST":
+            if request.method not in ALLOWED_METHODS:
                 raise HttpError(
-                    HttpResponseNotAllowed(["GET", "HEAD", "POST"]),
+                    HttpResponseNotAllowed(ALLOWED_METHODS),
                     "GraphQL accepts GET, HEAD and POST only.",
                 )
             if request.method in READ_METHODS and self.can_display_graphiql(request, {}):
                 return self.render_graphiql(request)
             self._within_the_read_limit(request)
+            if request.method == "OPTIONS":
+                # RFC 9110 9.3.7: the methods, as a REST resource answers them (and counted as
+                # a read, as there); no CORS grant, the site makes none.
+                return self._limited(
+                    request, HttpResponse(headers={"Allow": ", ".join(ALLOWED_METHODS)})
+                )
             try:
                 status, body = self.run(request, self.parse_body(request), media_type)
             finally:

@@ -12,7 +12,7 @@ import dj_database_url
 from csp import constants as csp_constants
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_rate, env_str
+from config.env import env_bool, env_choice, env_int, env_list, env_origin, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -381,9 +381,9 @@ GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
 # (docs/production.md, "Metrics"). PROMETHEUS_MULTIPROC_DIR is read by prometheus-client itself.
 METRICS_TOKEN = env_str("METRICS_TOKEN")
 
-# --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
-# The origin integrators reach the service at: the links in a message's data start with it (its
-# host must be one of ALLOWED_HOSTS). By default the first host named in ALLOWED_HOSTS, over
+# The origin clients reach the service at, for the absolute URLs that no request can give: the
+# problem `type` of a request whose Host was refused (core.problems; never the refused Host),
+# and the links in webhook messages. By default the first host named in ALLOWED_HOSTS, over
 # https when SECURE_SSL_REDIRECT is on; a loopback host gets the dev server's port.
 _PUBLIC_HOST = next((h for h in ALLOWED_HOSTS if h != "*" and not h.startswith(".")), "127.0.0.1")
 _PUBLIC_SCHEME = "https" if SECURE_SSL_REDIRECT else "http"
@@ -392,9 +392,12 @@ _PUBLIC_PORT = (
     if _PUBLIC_SCHEME == "http" and _PUBLIC_HOST in ("127.0.0.1", "localhost", "[::1]")
     else ""
 )
-WEBHOOK_PUBLIC_URL = (
-    env_str("WEBHOOK_PUBLIC_URL") or f"{_PUBLIC_SCHEME}://{_PUBLIC_HOST}{_PUBLIC_PORT}"
-).rstrip("/")
+PUBLIC_URL = env_origin("PUBLIC_URL", f"{_PUBLIC_SCHEME}://{_PUBLIC_HOST}{_PUBLIC_PORT}")
+
+# --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
+# The origin integrators reach the service at: the links in a message's data start with it (its
+# host must be one of ALLOWED_HOSTS). PUBLIC_URL unless set apart.
+WEBHOOK_PUBLIC_URL = (env_str("WEBHOOK_PUBLIC_URL") or PUBLIC_URL).rstrip("/")
 # Off in production: a target resolving to a loopback, private, link-local, multicast or reserved
 # address is refused (cloud metadata addresses always are). On for development and tests.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = env_bool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)

@@ -38,5 +38,7 @@ if not REDIS_URL:
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "memory://"
 # The receivers of the tests listen on 127.0.0.1; the refusal is tested with this off.
 WEBHOOK_ALLOW_PRIVATE_TARGETS = True
-# The links of a message are the test client's ("http://testserver/...").
+# Problem types of refused hosts and the links of a message are the test client's
+# ("http://testserver/...").
+PUBLIC_URL = "http://testserver"
 WEBHOOK_PUBLIC_URL = "http://testserver"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_rate, load_env_file
+from config.env import env_bool, env_int, env_list, env_origin, env_rate, load_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,6 +47,22 @@ def test_env_list_and_rate(monkeypatch):
     monkeypatch.setenv("RATE", "lots")
     with pytest.raises(ImproperlyConfigured, match="RATE"):
         env_rate("RATE", "1/min")
+
+
+@pytest.mark.parametrize(
+    "raw", ["blog.example.org", "ftp://blog.example.org", "https://", "https://a.example/path"]
+)
+def test_env_origin_refuses_anything_but_an_http_origin(monkeypatch, raw):
+    monkeypatch.setenv("ORIGIN", raw)
+    with pytest.raises(ImproperlyConfigured, match="ORIGIN must be an origin"):
+        env_origin("ORIGIN", "http://127.0.0.1:8000")
+
+
+def test_env_origin_reads_an_origin_and_defaults(monkeypatch):
+    monkeypatch.setenv("ORIGIN", "https://Blog.example.org:8443/")
+    assert env_origin("ORIGIN", "http://x") == "https://Blog.example.org:8443"
+    monkeypatch.delenv("ORIGIN")
+    assert env_origin("ORIGIN", "http://127.0.0.1:8000") == "http://127.0.0.1:8000"
 
 
 def unset(monkeypatch, *names: str) -> None:

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import socket
 
+import pytest
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
-from django.test import override_settings
+from django.test import Client, override_settings
 
 
 def test_healthz_answers_ok_when_the_database_answers(client, db):
@@ -82,3 +83,17 @@ def test_readyz_names_the_migrations_not_applied(client, db):
 def test_livez_and_readyz_refuse_writes(client, db):
     assert client.post("/livez").status_code == 405
     assert client.post("/readyz").status_code == 405
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/livez", "/readyz"])
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_an_unsafe_method_on_a_probe_is_405_not_a_csrf_page(db, path, method):
+    # A client as it really comes: no CSRF cookie, a browser-like Accept, a body.
+    browser = Client(enforce_csrf_checks=True)
+    response = getattr(browser, method)(
+        path, "{}", content_type="application/json", HTTP_ACCEPT="text/html,*/*"
+    )
+    assert response.status_code == 405
+    assert response["Allow"] == "GET, HEAD"
+    assert b"CSRF" not in response.content
+    assert browser.get(path).status_code == 200

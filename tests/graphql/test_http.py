@@ -130,11 +130,23 @@ def test_a_mutation_over_post_is_refused_as_there_are_none(gql):
 
 
 @pytest.mark.parametrize("method", ["put", "patch", "delete"])
-def test_other_methods_are_405_naming_get_head_and_post(client, method):
+def test_other_methods_are_405_naming_the_allowed_ones(client, method):
     response = getattr(client, method)("/graphql", FILM_TITLE, content_type="application/json")
     assert response.status_code == 405
-    assert response["Allow"] == "GET, HEAD, POST"
+    assert response["Allow"] == "GET, HEAD, POST, OPTIONS"
     assert response.json()["errors"][0]["message"] == "GraphQL accepts GET, HEAD and POST only."
+
+
+@pytest.mark.parametrize("accept", [None, "text/html", GRAPHQL_RESPONSE])
+def test_options_answers_the_methods_as_the_rest_resources_do(client, accept):
+    headers = {"HTTP_ACCEPT": accept} if accept else {}
+    response = client.options("/graphql", HTTP_ORIGIN="https://other.example", **headers)
+    assert response.status_code == 200
+    assert response["Allow"] == "GET, HEAD, POST, OPTIONS"
+    assert response.content == b""
+    # Counted as a read, as a REST OPTIONS is; and no CORS grant for another origin.
+    assert response["RateLimit"].startswith('"read";')
+    assert "Access-Control-Allow-Origin" not in response
 
 
 @pytest.mark.parametrize(

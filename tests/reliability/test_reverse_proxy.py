@@ -15,6 +15,7 @@ import pytest
 from articles import services
 from tests.support.load import API, post_chunked, write_headers
 from tests.support.nginx import INSTALL, Nginx, nginx_binary
+from tests.support.servers import http_request
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -98,3 +99,22 @@ def test_behind_nginx_links_name_the_proxy_and_a_chunked_body_arrives_whole(
     assert reply.status == 201
     assert created["title"] == "Sent in chunks"
     assert created["_links"]["self"]["href"].startswith(f"http://127.0.0.1:{nginx.port}/")
+
+
+# 99999 is refused whatever ALLOWED_PORTS says (the servers here allow any port).
+@pytest.mark.parametrize("host", ["127.0.0.1:99999", "evil.example", "evil.example:8000"])
+def test_behind_nginx_a_refused_host_is_never_echoed(start_server, host):
+    """nginx passes the client's Host on (as Host and X-Forwarded-Host); the 400 must not carry it
+    back, its problem `type` included (docs/decisions/hosts-and-ports.md)."""
+    if nginx_binary() is None:
+        pytest.skip(f"nginx is not installed: {INSTALL}")
+    server = start_server(BEHIND_TRUSTED_PROXY="true", PUBLIC_URL="https://blog.example.org")
+    with Nginx(upstream_port=server.port) as nginx:
+        reply = http_request(nginx.port, "GET", f"{API}/", headers={"Host": host})
+        served = http_request(nginx.port, "GET", f"{API}/")
+    assert reply.status == 400
+    assert reply.json()["type"] == "https://blog.example.org/docs/problems/bad-request"
+    refused = ":99999" if host.startswith("127.") else "evil"
+    assert refused.encode() not in reply.body
+    assert served.status == 200
+    assert f"http://127.0.0.1:{nginx.port}/" in served.body.decode()

@@ -62,3 +62,43 @@ def test_behind_a_trusted_proxy_the_forwarded_host_is_normalised(client, db, set
     assert (
         json.loads(response.content)["_links"]["self"]["href"] == "http://localhost:8000/api/v1.2/"
     )
+
+
+# A refused Host is the client's spelling: nothing in the answer may repeat it, not even the
+# problem's `type`, which is built on the configured origin instead (PUBLIC_URL; the test
+# settings' is http://testserver). docs/decisions/hosts-and-ports.md
+REFUSED_HOSTS = ["127.0.0.1:8001", "localhost:65535", "evil.example", "evil.example:8000"]
+
+
+@pytest.mark.parametrize("host", REFUSED_HOSTS)
+@pytest.mark.parametrize("path", [f"{API}/", "/", "/docs/rels/", "/soap/calculator?wsdl"])
+def test_a_refused_host_is_never_echoed_in_the_problem(client, db, settings, host, path):
+    settings.ALLOWED_PORTS = ["8000"]
+    settings.PUBLIC_URL = "https://blog.example.org"
+    response = client.get(path, HTTP_HOST=host)
+    assert response.status_code == 400
+    problem = json.loads(response.content)
+    assert problem["type"] == "https://blog.example.org/docs/problems/bad-request"
+    refused = host[host.index(":") :] if host.startswith(("127.", "localhost")) else "evil"
+    assert refused.encode() not in response.content
+    assert not any(refused in value for value in response.headers.values())
+
+
+def test_a_refused_forwarded_host_is_never_echoed_in_the_problem(client, db, settings):
+    settings.ALLOWED_PORTS = ["8000"]
+    settings.USE_X_FORWARDED_HOST = True
+    settings.PUBLIC_URL = "https://blog.example.org"
+    for forwarded in ("localhost:9999", "evil.example"):
+        response = client.get(f"{API}/", HTTP_X_FORWARDED_HOST=forwarded)
+        assert response.status_code == 400
+        problem = json.loads(response.content)
+        assert problem["type"] == "https://blog.example.org/docs/problems/bad-request"
+        assert forwarded.encode() not in response.content
+
+
+def test_a_served_host_still_gets_problem_types_on_its_own_origin(client, db, settings):
+    settings.ALLOWED_PORTS = ["8000"]
+    settings.PUBLIC_URL = "https://blog.example.org"
+    response = client.get(f"{API}/blogs/999999", HTTP_HOST="localhost:8000")
+    assert response.status_code == 404
+    assert json.loads(response.content)["type"] == "http://localhost:8000/docs/problems/not-found"
