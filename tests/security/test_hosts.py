@@ -77,8 +77,12 @@ def test_a_refused_host_is_never_echoed_in_the_problem(client, db, settings, hos
     settings.PUBLIC_URL = "https://blog.example.org"
     response = client.get(path, HTTP_HOST=host)
     assert response.status_code == 400
-    problem = json.loads(response.content)
-    assert problem["type"] == "https://blog.example.org/docs/problems/bad-request"
+    if path.startswith("/soap/"):
+        # SOAP answers in its own language (core.surfaces): a Sender fault, with no URL at all.
+        assert b"Sender" in response.content and b"Host header" in response.content
+    else:
+        problem = json.loads(response.content)
+        assert problem["type"] == "https://blog.example.org/docs/problems/bad-request"
     refused = host[host.index(":") :] if host.startswith(("127.", "localhost")) else "evil"
     assert refused.encode() not in response.content
     assert not any(refused in value for value in response.headers.values())
