@@ -14,6 +14,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from django.urls import get_script_prefix, reverse
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 from uritemplate import URITemplate
 
@@ -126,18 +127,64 @@ def get_request(field: serializers.Field) -> HttpRequest:
     return request
 
 
+@extend_schema_serializer(description="A HAL link object; never a bare string, never null.")
+class LinkSerializer(serializers.Serializer):
+    """The shape link() and templated_link() make: the schema's Link."""
+
+    # An absolute URI, or an RFC 6570 template when `templated` is true, which is not a URI
+    # ("{?pageIndex,pageSize}"): no `format: uri` here.
+    href = serializers.CharField(help_text="absolute URI, or URI template")
+    templated = serializers.ChoiceField(choices=[True], required=False)
+    title = serializers.CharField(required=False)
+    type = serializers.CharField(required=False, help_text="The media type of the target.")
+
+
+class CurieSerializer(serializers.Serializer):
+    """The shape curies() makes."""
+
+    name = serializers.ChoiceField(choices=["doc"])
+    href = serializers.CharField()
+    templated = serializers.ChoiceField(choices=[True])
+
+
+class HalSerializer(serializers.Serializer):
+    """A representation of the contract: a field whose value is None is left out, not null,
+    unless it allows null (`allow_null=True` says the contract shows null there)."""
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        fields = self.fields
+        return {
+            name: value
+            for name, value in data.items()
+            if value is not None or fields[name].allow_null
+        }
+
+
 class LinksField(serializers.Field):
     """The `_links` object of a resource: curies first, then one entry per relation.
 
     `relations` maps a relation name to a function (request, instance) -> link object or None;
-    None leaves the relation out.
+    None leaves the relation out, which only those named `optional` may do (the schema says so:
+    rest.openapi.LinksFieldSchema).
     """
 
+    with_curies = True
+    item_description = ""
+
     def __init__(
-        self, relations: dict[str, Callable[[HttpRequest, Any], Link | None]], **kwargs: Any
+        self,
+        relations: dict[str, Callable[[HttpRequest, Any], Link | None]],
+        *,
+        optional: tuple[str, ...] = (),
+        **kwargs: Any,
     ) -> None:
         self.relations = relations
-        kwargs.update(source="*", read_only=True)
+        self.optional = optional
+        # Not read_only: a representation's serializer is output only, and `required` says that
+        # the schema promises the field. The label is the name, which the schema then omits.
+        kwargs.setdefault("label", "_links")
+        kwargs.update(source="*")
         super().__init__(**kwargs)
 
     def to_representation(self, value: Any) -> dict[str, Any]:

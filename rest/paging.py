@@ -15,11 +15,12 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from rest_framework import serializers
 
 from articles.search import SearchError, clean_query, clean_sort
 from articles.selectors import Page
 from rest.exceptions import InvalidQueryParameter
-from rest.links import Link, curies, link, page_href
+from rest.links import HalSerializer, Link, LinksField, curies, get_request, link, page_href
 
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
 # Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).
@@ -105,27 +106,91 @@ def item_links(
     return [link(member["_links"]["self"]["href"], title=title(member)) for member in embedded]
 
 
+class PageLinksField(LinksField):
+    """A page's relations (page_links): `_link` bare, `_links` with curies and `item` (which the
+    page adds from its members: PageSerializer.to_representation)."""
+
+    def __init__(self, *, for_hal: bool, **kwargs: Any) -> None:
+        relations = ("firstPage", "previousPage", "self", "nextPage", "lastPage")
+        super().__init__(
+            dict.fromkeys(relations),
+            optional=("previousPage", "nextPage"),
+            label="_links" if for_hal else "_link",
+            **kwargs,
+        )
+        self.with_curies = for_hal
+        if for_hal:
+            self.item_description = (
+                "The page's members, in page order: each one's `self` link with a title"
+                " (RFC 6573 `item`; an array even of one or none)."
+            )
+
+    def to_representation(self, value: Page[Any]) -> dict[str, Any]:
+        relations = page_links(self.context["collection_url"], value, self.context.get("search"))
+        if not self.with_curies:
+            return relations
+        return {"curies": curies(get_request(self)), **relations}
+
+
+class PageSerializer(HalSerializer):
+    """A Page of members; made by page_serializer. Context: the request, the `collection_url`,
+    and the page of articles' `search`."""
+
+    item_title: Callable[[dict[str, Any]], str | None]
+
+    def to_representation(self, instance: Page[Any]) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["_links"]["item"] = item_links(data["_embedded"], type(self).item_title)
+        return data
+
+
+def page_serializer(
+    name: str,
+    item: type[serializers.Serializer],
+    total_name: str,
+    item_title: Callable[[dict[str, Any]], str | None] = member_title,
+) -> type[PageSerializer]:
+    """The serializer of a page of `item`s (the schema's component `name`), its total named
+    `total_name`; `item_title` titles each member's `item` link."""
+    fields = {
+        "pageIndex": serializers.IntegerField(source="page_index", min_value=1),
+        "pageSize": serializers.IntegerField(
+            source="page_size", min_value=1, max_value=settings.PAGE_SIZE_MAX
+        ),
+        "totalPages": serializers.IntegerField(source="total_pages", min_value=0),
+        total_name: serializers.IntegerField(source="total", min_value=0),
+        "_link": PageLinksField(
+            for_hal=False,
+            help_text="The page relations, as the specification's clients read them.",
+        ),
+        "_links": PageLinksField(
+            for_hal=True, help_text="The same relations and `item`, for HAL clients."
+        ),
+        "_embedded": item(many=True, source="items", required=False, label="_embedded"),
+    }
+    return type(
+        f"{name}Serializer",
+        (PageSerializer,),
+        {"item_title": staticmethod(item_title), "__module__": item.__module__, **fields},
+    )
+
+
 def page_body(
     request: HttpRequest,
+    serializer: type[PageSerializer],
+    page: Page[Any],
     *,
     collection_url: str,
-    page: Page[Any],
-    total_name: str,
-    embedded: Sequence[dict[str, Any]],
-    item_title: Callable[[dict[str, Any]], str | None] = member_title,
     search: dict[str, str] | None = None,
+    **context: Any,
 ) -> dict[str, Any]:
-    relations = page_links(collection_url, page, search)
-    return {
-        "pageIndex": page.page_index,
-        "pageSize": page.page_size,
-        "totalPages": page.total_pages,
-        total_name: page.total,
-        "_link": relations,
-        "_links": {
-            "curies": curies(request),
-            **relations,
-            "item": item_links(embedded, item_title),
+    """The page's representation; `context` is for the serializer's own fields."""
+    return serializer(
+        page,
+        context={
+            "request": request,
+            "collection_url": collection_url,
+            "search": search,
+            **context,
         },
-        "_embedded": embedded,
-    }
+    ).data

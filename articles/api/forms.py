@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
 
 from articles.models import COMMENT_MAX_LENGTH, Article
 from blogs.models import TITLE_MAX_LENGTH, Blog
-from rest.links import api_url
+from rest.links import HalSerializer, api_url
 
 JSON = "application/json"
 # At least one character that is not white space, whether a client matches the pattern against
@@ -39,31 +41,42 @@ class Property:
     regex: str | None = None
     value: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name, "prompt": self.prompt, "type": self.type}
-        data["required"] = self.required
-        for key, value in (
-            ("minLength", self.min_length),
-            ("maxLength", self.max_length),
-            ("regex", self.regex),
-            ("value", self.value),
-        ):
-            if value is not None:
-                data[key] = value
-        return data
+
+class HalFormsPropertySerializer(HalSerializer):
+    name = serializers.CharField()
+    prompt = serializers.CharField(required=False)
+    type = serializers.ChoiceField(choices=["text", "textarea"], required=False)
+    required = serializers.BooleanField()
+    minLength = serializers.IntegerField(source="min_length", min_value=0, required=False)
+    maxLength = serializers.IntegerField(source="max_length", min_value=1, required=False)
+    regex = serializers.CharField(required=False)
+    value = serializers.CharField(required=False, help_text="The current value (a replace).")
+
+
+@extend_schema_serializer(
+    description="A HAL-FORMS template: send `method` to `target` with a `contentType` body made"
+    " of `properties`."
+)
+class HalFormsTemplateSerializer(serializers.Serializer):
+    title = serializers.CharField(required=False)
+    method = serializers.ChoiceField(choices=["POST", "PUT", "DELETE"])
+    target = serializers.URLField()
+    contentType = serializers.ChoiceField(choices=[JSON])
+    properties = HalFormsPropertySerializer(many=True)
 
 
 def template(
     *, title: str, method: str, target: str, properties: tuple[Property, ...] = ()
 ) -> dict[str, Any]:
-    """A template object. `target` is always given (absolute, like every href of the API), so a
-    client need not know that it would default to the document's own URL."""
+    """A template (HalFormsTemplateSerializer writes it). `target` is always given (absolute,
+    like every href of the API), so a client need not know that it would default to the
+    document's own URL."""
     return {
         "title": title,
         "method": method,
         "target": target,
         "contentType": JSON,
-        "properties": [prop.to_json() for prop in properties],
+        "properties": properties,
     }
 
 

@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC
 from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from articles.api import forms
-from articles.models import COMMENT_MAX_LENGTH, Article, Comment
+from articles.models import COMMENT_MAX_LENGTH, Article, ArticleRevision, Comment
 from blogs.models import TITLE_MAX_LENGTH, Blog
 from rest.conditional import wants_forms
 from rest.links import (
+    HalSerializer,
     Link,
     LinksField,
     api_url,
     articles_template,
+    get_request,
     link,
     page_template,
-    relation_links,
     templated_link,
 )
+from rest.paging import comment_title, page_serializer
 
 # --- input ----------------------------------------------------------------------------------------
 
@@ -45,6 +50,10 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_serializer(
+    description="The article's fields. `id` and any other unknown field are ignored (the URL"
+    " names the article); a PUT without `content` removes the content."
+)
 class ArticleInputSerializer(serializers.Serializer):
     """POST and PUT bodies. `id` and any other unknown field are ignored (the URL names it)."""
 
@@ -59,6 +68,7 @@ class ArticleInputSerializer(serializers.Serializer):
         return value
 
 
+@extend_schema_serializer(description="The comment's text; its author is the token's user.")
 class CommentInputSerializer(serializers.Serializer):
     text = StrictCharField(max_length=COMMENT_MAX_LENGTH, trim_whitespace=False)
 
@@ -128,69 +138,202 @@ def _comment_article(request: HttpRequest, comment: Comment) -> Link:
     )
 
 
-class BlogSerializer(serializers.Serializer):
-    id = serializers.IntegerField(read_only=True)
-    title = serializers.CharField(read_only=True)
-    description = serializers.CharField(read_only=True)
+def _revision_self(request: HttpRequest, revision: ArticleRevision) -> Link:
+    return link(
+        api_url(
+            request,
+            "revision",
+            blog_id=revision.article.blog_id,
+            article_id=revision.id,
+            revision=revision.version,
+        )
+    )
+
+
+def _revision_article(request: HttpRequest, revision: ArticleRevision) -> Link:
+    # Untitled: the article's title changes, and a revision's representation does not.
+    return link(
+        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id)
+    )
+
+
+class TemplatesField(serializers.DictField):
+    """HAL-FORMS `_templates` (articles.api.forms): only for a client that asked for
+    application/prs.hal-forms+json, and left out when no write is open. `build(request,
+    instance, context)` makes them."""
+
+    def __init__(self, build: Callable[..., dict[str, Any]], **kwargs: Any) -> None:
+        self.build = build
+        super().__init__(
+            child=forms.HalFormsTemplateSerializer(),
+            source="*",
+            required=False,
+            label="_templates",
+            help_text="Only with application/prs.hal-forms+json: the writes the resource"
+            " offers, by name (`default` first). Left out when none is open (an archived blog).",
+            **kwargs,
+        )
+
+    def get_attribute(self, instance: Any) -> dict[str, Any] | None:
+        request = get_request(self)
+        return (wants_forms(request) and self.build(request, instance, self.context)) or None
+
+
+# Output serializers: no field is read_only, so that `required` says which ones the schema
+# promises (HalSerializer leaves a None out).
+
+
+class ApiRootSerializer(HalSerializer):
+    """The root's links; its instance is the request."""
+
+    _links = LinksField(
+        {
+            "self": lambda request, _: link(api_url(request, "root")),
+            "doc:blogs": lambda request, _: templated_link(
+                page_template(api_url(request, "blogs"))
+            ),
+            "doc:blog": lambda request, _: templated_link(api_url(request, "blogs") + "/{id}"),
+            "doc:search": lambda request, _: templated_link(
+                articles_template(api_url(request, "search"))
+            ),
+        }
+    )
+
+
+class BlogSerializer(HalSerializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    description = serializers.CharField()
     _links = LinksField(
         {
             "self": _blog_self,
             "doc:articles": _blog_articles,
             "alternate": _blog_feed,
             "doc:webhooks": _blog_webhooks,
-        }
+        },
+        help_text="`alternate` is the blog's Atom feed (`type` says so); `doc:webhooks` its"
+        " webhooks, for its authors (with their token).",
     )
 
 
-ARTICLE_RELATIONS = {
-    "self": _article_self,
-    "doc:blog": _article_blog,
-    "doc:comments": _article_comments,
-    "doc:revisions": _article_revisions,
-}
+class ArticleSerializer(HalSerializer):
+    """An article as the contract shows it (`article.blog` loaded: its title is in the doc:blog
+    link); answered as the resource itself, with `_templates` for a HAL-FORMS client."""
+
+    id = serializers.IntegerField()
+    title = serializers.CharField(max_length=TITLE_MAX_LENGTH)
+    content = serializers.CharField(required=False, help_text="Left out when the article has none.")
+    _links = LinksField(
+        {
+            "self": _article_self,
+            "doc:blog": _article_blog,
+            "doc:comments": _article_comments,
+            "doc:revisions": _article_revisions,
+        }
+    )
+    _templates = TemplatesField(
+        lambda request, article, _: forms.article_templates(request, article)
+    )
+
+
+class ArticleInPageSerializer(ArticleSerializer):
+    """An article as a page embeds it: content longer than PAGE_CONTENT_MAX_CHARS is left out,
+    with `"contentOmitted": true`, and the item's self link leads to all of it. Without the
+    bound, a public page of 100 articles of 1 MiB was a 100 MB answer. No `_templates`:
+    HAL-FORMS reads templates at the top of a document."""
+
+    content = serializers.CharField(
+        required=False,
+        help_text="Left out when the article has none, or when it is longer than"
+        f" {settings.PAGE_CONTENT_MAX_CHARS} characters (PAGE_CONTENT_MAX_CHARS).",
+    )
+    contentOmitted = serializers.ChoiceField(
+        choices=[True],
+        required=False,
+        help_text="Present when the content was left out for its length: follow `self`"
+        " for the whole article.",
+    )
+    _templates = None
+
+    def to_representation(self, instance: Article) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if len(data.get("content", "")) > settings.PAGE_CONTENT_MAX_CHARS:
+            del data["content"]
+            data = {"id": data["id"], "title": data["title"], "contentOmitted": True, **data}
+        return data
 
 
 def article_representation(request: HttpRequest, article: Article) -> dict[str, Any]:
-    """An article as the contract shows it (`article.blog` must be loaded: its title is in the
-    doc:blog link)."""
-    data: dict[str, Any] = {"id": article.pk, "title": article.title}
-    if article.content is not None:
-        # The contract: content is left out, not null, when the article has none.
-        data["content"] = article.content
-    data["_links"] = relation_links(request, article, ARTICLE_RELATIONS)
-    return data
+    """An article as the REST API answers it (the data of its webhook events)."""
+    return ArticleSerializer(article, context={"request": request}).data
 
 
-def article_document(request: HttpRequest, article: Article) -> dict[str, Any]:
-    """An article answered as the resource itself (a read, a create, a replace): for a HAL-FORMS
-    client also the `_templates` of what can be done with it. A page embeds articles without
-    them: HAL-FORMS reads templates at the top of a document."""
-    data = article_representation(request, article)
-    if wants_forms(request) and (templates := forms.article_templates(request, article)):
-        data["_templates"] = templates
-    return data
+class DeletedArticleSerializer(HalSerializer):
+    """What the specification shows for a deleted article: curies and doc:blog with its title."""
 
-
-def article_page_item(request: HttpRequest, article: Article) -> dict[str, Any]:
-    """An article as a page embeds it: content longer than PAGE_CONTENT_MAX_CHARS is left out,
-    with `"contentOmitted": true`, and the item's self link leads to all of it. Without the
-    bound, a public page of 100 articles of 1 MiB was a 100 MB answer."""
-    data = article_representation(request, article)
-    if article.content is not None and len(article.content) > settings.PAGE_CONTENT_MAX_CHARS:
-        del data["content"]
-        data = {"id": data["id"], "title": data["title"], "contentOmitted": True, **data}
-    return data
-
-
-class CommentSerializer(serializers.Serializer):
-    id = serializers.IntegerField(read_only=True)
-    author = serializers.CharField(source="author.get_username", read_only=True)
-    text = serializers.CharField(read_only=True)
-    _links = LinksField({"self": _comment_self, "doc:article": _comment_article})
+    _links = LinksField({"doc:blog": _article_blog})
 
 
 def deleted_article_links(request: HttpRequest, article: Article) -> dict[str, Any]:
-    """What the specification shows for a deleted article: curies and doc:blog with its title."""
-    links = LinksField({"doc:blog": _article_blog})
-    links.bind("_links", serializers.Serializer(context={"request": request}))
-    return {"_links": links.to_representation(article)}
+    return DeletedArticleSerializer(article, context={"request": request}).data
+
+
+class CommentSerializer(HalSerializer):
+    id = serializers.IntegerField()
+    author = serializers.CharField(source="author.get_username", help_text="The author's username.")
+    text = serializers.CharField()
+    _links = LinksField({"self": _comment_self, "doc:article": _comment_article})
+
+
+class RevisionSerializer(HalSerializer):
+    """A revision (`revision.article` set: its links lead up to it). Like an article, `content`
+    is left out when that state had none; `replacedBy` when no user is known (a command made
+    it, or the user was deleted)."""
+
+    revision = serializers.IntegerField(
+        source="version", min_value=1, help_text="The article's version in this state."
+    )
+    title = serializers.CharField(max_length=TITLE_MAX_LENGTH)
+    content = serializers.CharField(required=False, help_text="Left out when the state had none.")
+    articleETag = serializers.CharField(
+        source="article_etag",
+        help_text="The ETag the article had in this state (its JSON representation).",
+    )
+    replacedAt = serializers.DateTimeField(
+        source="history_date",
+        default_timezone=UTC,
+        help_text="When a replace replaced this state (made the revision).",
+    )
+    replacedBy = serializers.CharField(
+        source="history_user.get_username",
+        required=False,
+        help_text="The username of who replaced it; left out when unknown.",
+    )
+    _links = LinksField({"self": _revision_self, "doc:article": _revision_article})
+
+
+def revision_title(member: dict[str, Any]) -> str:
+    """An `item` link's title: the revision number and the title it had, so that a list of
+    links tells them apart without fetching each."""
+    return f"Revision {member['revision']}: {member['title']}"
+
+
+class ArticlePageSerializer(
+    page_serializer("ArticlePage", ArticleInPageSerializer, "totalArticles")
+):
+    """A page of articles: a blog's (`blog` in the context: its templates) or a search's."""
+
+    _templates = TemplatesField(
+        lambda request, _, context: (
+            forms.article_page_templates(request, context["blog"]) if "blog" in context else {}
+        )
+    )
+
+
+BlogPageSerializer = page_serializer("BlogPage", BlogSerializer, "totalBlogs")
+CommentPageSerializer = page_serializer(
+    "CommentPage", CommentSerializer, "totalComments", comment_title
+)
+RevisionPageSerializer = page_serializer(
+    "RevisionPage", RevisionSerializer, "totalRevisions", revision_title
+)

@@ -347,11 +347,11 @@ SPECTACULAR_SETTINGS = {
         " `Last-Modified`: send `If-None-Match` to read cheaply (304) and `If-Match` to write"
         " without losing an update (412). The full reference is docs/rest.md in the repository."
     ),
-    # Operation descriptions are written for API users (articles.api.schema); the views' and
+    # Operation descriptions are written for API users (each view's `extend_schema`); the views' and
     # serializers' docstrings are written for maintainers.
     "DISABLE_DOCSTRING_DESCRIPTIONS": True,
     # Paths are described relative to the server URL, the API's root (so the root is `/`, not
-    # `/api/v1.2/`); articles.api.schema.servers_from_request makes it absolute when served.
+    # `/api/v1.2/`); rest.openapi.servers_from_request makes it absolute when served.
     "SCHEMA_PATH_PREFIX": r"/api/v1\.2",
     "SCHEMA_PATH_PREFIX_TRIM": True,
     "SERVERS": [{"url": "/api/v1.2", "description": "This service, version 1.2"}],
@@ -365,13 +365,23 @@ SPECTACULAR_SETTINGS = {
             "description": "A blog's webhooks, managed by its authors, and their deliveries.",
         },
     ],
-    "PREPROCESSING_HOOKS": ["articles.api.schema.only_canonical_paths"],
+    # Choices are listed by `enum` (named components, by postprocess_schema_enums); these names
+    # say more than the field's, and the only-`true` one (a templated link, an omitted content)
+    # is named once.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    "ENUM_NAME_OVERRIDES": {
+        "TrueEnum": [(True, True)],
+        "CurieNameEnum": ["doc"],
+        "HalFormsTypeEnum": ["text", "textarea"],
+        "HalFormsMethodEnum": ["POST", "PUT", "DELETE"],
+        "HalFormsContentTypeEnum": ["application/json"],
+    },
+    "PREPROCESSING_HOOKS": ["rest.openapi.only_canonical_paths"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "articles.api.schema.add_hal_components",
-        "webhooks.api.schema.add_webhook_components",
-        "articles.api.schema.public_operations_say_so",
-        "articles.api.schema.servers_from_request",
+        "articles.api.schema.add_blog_feed",
+        "rest.openapi.public_operations_say_so",
+        "rest.openapi.servers_from_request",
     ],
 }
 

@@ -1,8 +1,10 @@
 """An OpenAPI document that a generated client can trust.
 
 Valid OpenAPI; every status an operation answers is declared for it (a client generated from the
-document raises on an undeclared one, as one did on a deleted article's 410); descriptions
-written for users, never the code's docstrings; a base URL; `security` on every operation.
+document raises on an undeclared one, as one did on a deleted article's 410), and every body it
+answers is one its schema describes, property by property (the schema is drf-spectacular's,
+derived from the serializers that write the bodies); descriptions written for users, never the
+code's docstrings; a base URL; `security` on every operation.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
 from articles import services as article_services
@@ -242,6 +245,10 @@ def send(
         headers["X-Access-Token"] = world.tokens["bob"]
     elif change == "stale-if-match":
         headers["If-Match"] = '"not-the-current-etag"'
+    elif change == "hal-forms":
+        headers["Accept"] = "application/prs.hal-forms+json"
+    elif change == "long-content":
+        settings.PAGE_CONTENT_MAX_CHARS = 2
     elif change == "prefer-representation":
         headers["Prefer"] = "return=representation"
     elif change == "current-etag":
@@ -294,6 +301,8 @@ SCENARIOS = [
     ("blog_feed", 304, "live:current-etag"),
     ("blog_feed", 404, "missing"),
     ("articles_list", 200, "live"),
+    ("articles_list", 200, "live:hal-forms"),
+    ("articles_list", 200, "live:long-content"),
     ("articles_list", 304, "live:current-etag"),
     ("articles_list", 400, "live:bad-page"),
     ("articles_list", 404, "missing"),
@@ -301,6 +310,7 @@ SCENARIOS = [
     ("articles_search", 304, "live:current-etag"),
     ("articles_search", 400, "live:bad-page"),
     ("article_create", 201, "live"),
+    ("article_create", 201, "live:hal-forms"),
     ("article_create", 400, "live:malformed-json"),
     ("article_create", 401, "live:no-token"),
     ("article_create", 403, "live:bob"),
@@ -310,6 +320,8 @@ SCENARIOS = [
     ("article_create", 415, "live:text-body"),
     ("article_create", 422, "live:missing-field"),
     ("article_read", 200, "live"),
+    ("article_read", 200, "live:hal-forms"),
+    ("article_read", 200, "locked:hal-forms"),
     ("article_read", 304, "live:current-etag"),
     ("article_read", 404, "missing"),
     ("article_read", 410, "deleted"),
@@ -426,13 +438,43 @@ ANY_OPERATION = [
 ]
 
 
-def assert_declared(response, operation: dict, status: int, how: str) -> None:
+def closed(schema: Any, components: dict[str, Any]) -> Any:
+    """`schema` with its references resolved and every object closed (additionalProperties
+    false where it names its properties), so that a property no schema declares fails too."""
+    if isinstance(schema, list):
+        return [closed(item, components) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        return closed(components[schema["$ref"].rsplit("/", 1)[-1]], components)
+    result = {key: closed(value, components) for key, value in schema.items()}
+    if "properties" in result and "additionalProperties" not in result:
+        result["additionalProperties"] = False
+    return result
+
+
+def assert_body_matches_schema(response, declared: dict, document: dict, how: str) -> None:
+    media_type = response["Content-Type"].split(";")[0]
+    schema = declared["content"][media_type]["schema"]
+    if media_type == "application/atom+xml":
+        return  # a string: the feed's own tests read it
+    errors = OAS30Validator(closed(schema, document["components"]["schemas"])).iter_errors(
+        json.loads(response.content)
+    )
+    assert not [f"{list(error.absolute_path)}: {error.message}" for error in errors], how
+
+
+def assert_declared(
+    response, operation: dict, status: int, how: str, document: dict | None = None
+) -> None:
     assert response.status_code == status, (how, response.content[:300])
     declared = operation["responses"].get(str(status))
     assert declared is not None, f"{operation['operationId']} answers {status} ({how}) undeclared"
     if status >= 400:
         assert response["Content-Type"] == PROBLEM
         assert declared["content"][PROBLEM]["schema"] == {"$ref": "#/components/schemas/Problem"}
+    if document is not None and response.content:
+        assert_body_matches_schema(response, declared, document, how)
 
 
 @pytest.mark.parametrize(("operation_id", "status", "how"), SCENARIOS)
@@ -441,7 +483,7 @@ def test_every_status_an_operation_answers_is_declared_for_it(
 ):
     response, operation = send(api, document, world, operation_id, how, settings)
 
-    assert_declared(response, operation, status, how)
+    assert_declared(response, operation, status, how, document)
 
 
 @pytest.mark.parametrize(("status", "how"), ANY_OPERATION)
@@ -451,7 +493,7 @@ def test_what_any_operation_answers_is_declared_for_each(
     for operation_id in OPERATION_IDS:
         response, operation = send(api, document, world, operation_id, how, settings)
 
-        assert_declared(response, operation, status, how)
+        assert_declared(response, operation, status, how, document)
 
 
 def test_every_declared_status_of_an_operation_is_one_it_is_seen_to_answer_or_a_fault(document):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.http import HttpRequest
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from articles.api.serializers import StrictCharField
-from rest.links import api_url, link, page_template, relation_links, templated_link
-from webhooks.models import URL_MAX_LENGTH, Attempt, Delivery, Subscription
+from rest.links import HalSerializer, LinksField, api_url, link, page_template, templated_link
+from rest.paging import page_serializer
+from webhooks.models import EVENT_TYPES, URL_MAX_LENGTH, Delivery, Subscription
 
 
 class StrictBooleanField(serializers.BooleanField):
@@ -24,6 +27,10 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+@extend_schema_serializer(
+    description="`url` (http or https) and `events`; `active` defaults to true. A PATCH sends"
+    " only the fields it changes."
+)
 class SubscriptionInputSerializer(serializers.Serializer):
     """POST and PATCH bodies; the values themselves are checked by webhooks.validation."""
 
@@ -32,8 +39,19 @@ class SubscriptionInputSerializer(serializers.Serializer):
     active = StrictBooleanField(required=False)
 
 
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat().replace("+00:00", "Z")
+class NullableTextField(serializers.CharField):
+    """Text that the contract shows as null when there is none (the model keeps "")."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_null=True, required=False, **kwargs)
+
+    def to_representation(self, value: str) -> str | None:
+        return value or None
+
+
+def _time(source: str, **kwargs: Any) -> serializers.DateTimeField:
+    kwargs.setdefault("required", False)
+    return serializers.DateTimeField(source=source, default_timezone=UTC, **kwargs)
 
 
 def _webhook_url(request: HttpRequest, subscription: Subscription) -> str:
@@ -44,48 +62,65 @@ def _deliveries_url(request: HttpRequest, subscription: Subscription) -> str:
     return api_url(request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk)
 
 
-WEBHOOK_RELATIONS = {
-    "self": lambda request, s: link(_webhook_url(request, s)),
-    "doc:blog": lambda request, s: link(api_url(request, "blog", blog_id=s.blog_id)),
-    "doc:deliveries": lambda request, s: templated_link(page_template(_deliveries_url(request, s))),
-    "doc:rotateSecret": lambda request, s: link(
-        api_url(request, "webhook-rotate-secret", blog_id=s.blog_id, webhook_id=s.pk)
-    ),
-}
+# Output serializers, as in articles.api.serializers: `required` is what the schema promises.
 
 
-def webhook_representation(
-    request: HttpRequest, subscription: Subscription, *, secret: str | None = None
-) -> dict[str, Any]:
-    """A subscription; `secret` only in the answer that created or rotated it (shown once)."""
-    data: dict[str, Any] = {
-        "id": subscription.pk,
-        "url": subscription.url,
-        "events": list(subscription.events),
-        "active": subscription.active,
-        "disabledReason": subscription.disabled_reason or None,
-        "disabledAt": _iso(subscription.disabled_at),
-        "createdAt": _iso(subscription.created_at),
-        # After a rotation, until when messages are signed with the previous secret too.
-        "previousSecretExpiresAt": _iso(
-            subscription.previous_secret_expires_at if subscription.previous_secret else None
-        ),
-    }
-    if secret is not None:
-        data["secret"] = secret
-    data["_links"] = relation_links(request, subscription, WEBHOOK_RELATIONS)
-    return data
+class WebhookSerializer(HalSerializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField(max_length=URL_MAX_LENGTH)
+    events = serializers.ListField(child=serializers.ChoiceField(choices=["*", *EVENT_TYPES]))
+    active = serializers.BooleanField()
+    disabledReason = NullableTextField(
+        source="disabled_reason",
+        help_text="Why the webhook was turned off (by its author, or by the service after every"
+        " delivery failed for a long time); null while active.",
+    )
+    disabledAt = _time("disabled_at", allow_null=True)
+    createdAt = _time("created_at")
+    previousSecretExpiresAt = _time(
+        "previous_secret_expires_at",
+        allow_null=True,
+        help_text="After a rotation: until when messages carry a second signature, made with"
+        " the previous secret.",
+    )
+    _links = LinksField(
+        {
+            "self": lambda request, s: link(_webhook_url(request, s)),
+            "doc:blog": lambda request, s: link(api_url(request, "blog", blog_id=s.blog_id)),
+            "doc:deliveries": lambda request, s: templated_link(
+                page_template(_deliveries_url(request, s))
+            ),
+            "doc:rotateSecret": lambda request, s: link(
+                api_url(request, "webhook-rotate-secret", blog_id=s.blog_id, webhook_id=s.pk)
+            ),
+        }
+    )
+
+    def to_representation(self, instance: Subscription) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if not instance.previous_secret:
+            data["previousSecretExpiresAt"] = None
+        return data
 
 
-def attempt_representation(attempt: Attempt) -> dict[str, Any]:
-    return {
-        "at": _iso(attempt.started_at),
-        "succeeded": attempt.succeeded,
-        "statusCode": attempt.status_code,
-        "durationMs": attempt.duration_ms,
-        "response": attempt.response_excerpt,
-        "error": attempt.error or None,
-    }
+class WebhookWithSecretSerializer(WebhookSerializer):
+    """The answer that created or rotated the secret: the only one that shows it."""
+
+    secret = serializers.CharField(
+        validators=[RegexValidator("^whsec_")],
+        help_text="The signing secret, shown only in this answer.",
+    )
+
+
+class DeliveryAttemptSerializer(HalSerializer):
+    at = _time("started_at", required=True)
+    succeeded = serializers.BooleanField()
+    statusCode = serializers.IntegerField(source="status_code", allow_null=True, required=False)
+    durationMs = serializers.IntegerField(source="duration_ms", min_value=0)
+    response = serializers.CharField(
+        source="response_excerpt", required=False, help_text="The first bytes of the answer."
+    )
+    error = NullableTextField()
 
 
 def _delivery_url(request: HttpRequest, delivery: Delivery) -> str:
@@ -104,26 +139,40 @@ def _redeliver_link(request: HttpRequest, delivery: Delivery) -> dict[str, Any] 
     return link(_delivery_url(request, delivery) + "/redeliver")
 
 
-DELIVERY_RELATIONS = {
-    "self": lambda request, d: link(_delivery_url(request, d)),
-    "doc:webhook": lambda request, d: link(_webhook_url(request, d.subscription)),
-    "doc:redeliver": _redeliver_link,
-}
+class DeliverySerializer(HalSerializer):
+    id = serializers.IntegerField()
+    eventId = serializers.CharField(source="event_id", help_text="The message's `webhook-id`.")
+    eventType = serializers.ChoiceField(source="event.type", choices=EVENT_TYPES)
+    status = serializers.ChoiceField(choices=Delivery.Status.values)
+    createdAt = _time("created_at")
+    nextAttemptAt = _time("next_attempt_at", allow_null=True)
+    retryUntil = _time("retry_until")
+    completedAt = _time("completed_at", allow_null=True)
+    attemptCount = serializers.IntegerField(source="attempt_count", min_value=0, required=False)
+    lastError = NullableTextField(source="last_error")
+    attempts = DeliveryAttemptSerializer(many=True)
+    _links = LinksField(
+        {
+            "self": lambda request, d: link(_delivery_url(request, d)),
+            "doc:webhook": lambda request, d: link(_webhook_url(request, d.subscription)),
+            "doc:redeliver": _redeliver_link,
+        },
+        optional=("doc:redeliver",),
+    )
+
+    def to_representation(self, instance: Delivery) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if instance.status != Delivery.Status.PENDING:
+            data["nextAttemptAt"] = None
+        return data
 
 
-def delivery_representation(request: HttpRequest, delivery: Delivery) -> dict[str, Any]:
-    pending = delivery.status == Delivery.Status.PENDING
-    return {
-        "id": delivery.pk,
-        "eventId": delivery.event_id,
-        "eventType": delivery.event.type,
-        "status": delivery.status,
-        "createdAt": _iso(delivery.created_at),
-        "nextAttemptAt": _iso(delivery.next_attempt_at) if pending else None,
-        "retryUntil": _iso(delivery.retry_until),
-        "completedAt": _iso(delivery.completed_at),
-        "attemptCount": delivery.attempt_count,
-        "lastError": delivery.last_error or None,
-        "attempts": [attempt_representation(a) for a in delivery.attempts.all()],
-        "_links": relation_links(request, delivery, DELIVERY_RELATIONS),
-    }
+WebhookPageSerializer = page_serializer(
+    "WebhookPage", WebhookSerializer, "totalWebhooks", lambda member: member["url"]
+)
+DeliveryPageSerializer = page_serializer(
+    "DeliveryPage",
+    DeliverySerializer,
+    "totalDeliveries",
+    lambda member: f"{member['eventType']} {member['eventId']}: {member['status']}",
+)

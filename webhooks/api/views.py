@@ -15,25 +15,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles.api.lookups import get_blog_to_write
-from articles.api.schema import (
-    ANY_OPERATION,
-    ANY_WRITE,
-    PAGE_PARAMETERS,
-    WITH_BODY,
-    problems,
-    ref,
-)
 from blogs.models import Blog
 from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.exceptions import UnprocessableContent
 from rest.links import api_url
+from rest.openapi import ANY_OPERATION, ANY_WRITE, PAGE_PARAMETERS, WITH_BODY, problems
 from rest.paging import page_body, page_params
 from rest.views import ApiView, json_object
 from webhooks import selectors, services
 from webhooks.api.serializers import (
+    DeliveryPageSerializer,
+    DeliverySerializer,
     SubscriptionInputSerializer,
-    delivery_representation,
-    webhook_representation,
+    WebhookPageSerializer,
+    WebhookSerializer,
+    WebhookWithSecretSerializer,
 )
 from webhooks.models import Delivery, Subscription
 
@@ -122,7 +118,7 @@ class WebhookListView(WebhookApiView):
         "A page of a blog's webhooks",
         "The blog's webhook subscriptions, a page at a time, oldest first. Only the blog's"
         " authors see them (403 for anyone else); the token is needed for this read too.",
-        responses={200: ref("WebhookPage")},
+        responses={200: WebhookPageSerializer},
         errors=(),
         parameters=PAGE_PARAMETERS,
         write=False,
@@ -133,14 +129,11 @@ class WebhookListView(WebhookApiView):
         page = selectors.subscription_page(
             blog_id=blog.pk, page_index=page_index, page_size=page_size
         )
-        embedded = [webhook_representation(request, s) for s in page.items]
         body = page_body(
             request,
+            WebhookPageSerializer,
+            page,
             collection_url=api_url(request, "webhooks", blog_id=blog.pk),
-            page=page,
-            total_name="totalWebhooks",
-            embedded=embedded,
-            item_title=lambda member: member["url"],
         )
         return Response(body)
 
@@ -152,18 +145,18 @@ class WebhookListView(WebhookApiView):
         " `comment.deleted`, or `*` for all). Answers 201 with `Location` and the signing"
         " `secret` (`whsec_...`), which is shown this once. docs/webhooks.md says how to verify.",
         request=SubscriptionInputSerializer,
-        responses={201: ref("WebhookWithSecret")},
+        responses={201: WebhookWithSecretSerializer},
     )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = self.blog(request, blog_id)
         values = _input(request, partial=False)
         try:
-            subscription, secret = services.subscription_create(
+            subscription, _ = services.subscription_create(
                 blog=blog, created_by=request.user, **values
             )
         except ValidationError as error:
             raise _invalid(error) from None
-        data = webhook_representation(request, subscription, secret=secret)
+        data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
         response = Response(data, status=201)
         response["Location"] = data["_links"]["self"]["href"]
         response["Cache-Control"] = "no-store"
@@ -176,12 +169,12 @@ class WebhookView(WebhookApiView):
         "A webhook",
         "The subscription: its URL, events, whether it is active and, when the service turned"
         " it off, why (`disabledReason`). The secret is never shown again.",
-        responses={200: ref("Webhook")},
+        responses={200: WebhookSerializer},
         write=False,
     )
     def get(self, request: Request, blog_id: int, webhook_id: int) -> Response:
         subscription = self.subscription(request, blog_id, webhook_id)
-        return Response(webhook_representation(request, subscription))
+        return Response(WebhookSerializer(subscription, context={"request": request}).data)
 
     @_operation(
         "webhook_update",
@@ -189,7 +182,7 @@ class WebhookView(WebhookApiView):
         "Changes the fields sent (`url`, `events`, `active`); the others stay. `active: true`"
         " turns a disabled webhook on again and forgets why it was disabled.",
         request=SubscriptionInputSerializer(partial=True),
-        responses={200: ref("Webhook")},
+        responses={200: WebhookSerializer},
     )
     def patch(self, request: Request, blog_id: int, webhook_id: int) -> Response:
         subscription = self.subscription(request, blog_id, webhook_id)
@@ -198,7 +191,7 @@ class WebhookView(WebhookApiView):
             subscription = services.subscription_update(subscription=subscription, **values)
         except ValidationError as error:
             raise _invalid(error) from None
-        return Response(webhook_representation(request, subscription))
+        return Response(WebhookSerializer(subscription, context={"request": request}).data)
 
     @_operation(
         "webhook_delete",
@@ -219,12 +212,14 @@ class RotateSecretView(WebhookApiView):
         "A new signing secret, shown this once. For 24 hours every message carries two"
         " signatures, one with each secret (`previousSecretExpiresAt`), so that the receiver"
         " can switch without losing a message.",
-        responses={200: ref("WebhookWithSecret")},
+        responses={200: WebhookWithSecretSerializer},
     )
     def post(self, request: Request, blog_id: int, webhook_id: int) -> Response:
         subscription = self.subscription(request, blog_id, webhook_id)
-        subscription, secret = services.subscription_rotate_secret(subscription=subscription)
-        response = Response(webhook_representation(request, subscription, secret=secret))
+        subscription, _ = services.subscription_rotate_secret(subscription=subscription)
+        response = Response(
+            WebhookWithSecretSerializer(subscription, context={"request": request}).data
+        )
         response["Cache-Control"] = "no-store"
         return response
 
@@ -235,7 +230,7 @@ class DeliveryListView(WebhookApiView):
         "A page of a webhook's deliveries",
         "Every message sent or to be sent to the webhook, newest first, each with its attempts"
         " (time, HTTP status, duration, the first bytes of the answer, the error).",
-        responses={200: ref("DeliveryPage")},
+        responses={200: DeliveryPageSerializer},
         parameters=PAGE_PARAMETERS,
         write=False,
     )
@@ -247,14 +242,10 @@ class DeliveryListView(WebhookApiView):
         )
         body = page_body(
             request,
+            DeliveryPageSerializer,
+            page,
             collection_url=api_url(
                 request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
-            ),
-            page=page,
-            total_name="totalDeliveries",
-            embedded=[delivery_representation(request, d) for d in page.items],
-            item_title=lambda member: (
-                f"{member['eventType']} {member['eventId']}: {member['status']}"
             ),
         )
         return Response(body)
@@ -273,12 +264,12 @@ class DeliveryView(WebhookApiView):
         "webhook_delivery_read",
         "A delivery",
         "One message to the webhook with its attempts; a failed one links to `doc:redeliver`.",
-        responses={200: ref("Delivery")},
+        responses={200: DeliverySerializer},
         write=False,
     )
     def get(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
         delivery = _delivery(self.subscription(request, blog_id, webhook_id), delivery_id)
-        return Response(delivery_representation(request, delivery))
+        return Response(DeliverySerializer(delivery, context={"request": request}).data)
 
 
 class RedeliverView(WebhookApiView):
@@ -287,7 +278,7 @@ class RedeliverView(WebhookApiView):
         "Send a failed delivery again",
         "Sends the same message again (the same `webhook-id`), with a new retry period. Answers"
         " 202 with the delivery, now pending; 409 unless it failed and the webhook is active.",
-        responses={202: ref("Delivery")},
+        responses={202: DeliverySerializer},
         errors=(409,),
     )
     def post(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
@@ -299,4 +290,4 @@ class RedeliverView(WebhookApiView):
         except services.SubscriptionDisabled:
             raise RedeliveryRefused("The webhook is disabled; turn it on first.") from None
         delivery = _delivery(delivery.subscription, delivery.pk)
-        return Response(delivery_representation(request, delivery), status=202)
+        return Response(DeliverySerializer(delivery, context={"request": request}).data, status=202)

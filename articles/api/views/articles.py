@@ -14,7 +14,6 @@ from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import services
-from articles.api import forms
 from articles.api.lookups import (
     get_article_to_write,
     get_blog_article,
@@ -22,21 +21,12 @@ from articles.api.lookups import (
     get_blog_to_write,
 )
 from articles.api.permissions import ensure_may_write_articles
-from articles.api.schema import (
-    CONDITIONAL_WRITE,
-    IDEMPOTENCY_KEY,
-    PAGE_PARAMETERS,
-    PREFER,
-    SEARCH_PARAMETERS,
-    read,
-    ref,
-    write,
-)
+from articles.api.schema import SEARCH_PARAMETERS
 from articles.api.serializers import (
     ArticleInputSerializer,
-    article_document,
-    article_page_item,
-    deleted_article_links,
+    ArticlePageSerializer,
+    ArticleSerializer,
+    DeletedArticleSerializer,
 )
 from articles.etags import article_etag
 from articles.exceptions import ArticleLocked, BlogArchived
@@ -52,6 +42,7 @@ from rest.conditional import (
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
+from rest.openapi import CONDITIONAL_WRITE, IDEMPOTENCY_KEY, PAGE_PARAMETERS, PREFER, read, write
 from rest.paging import page_body, page_params, search_params
 from rest.views import ApiView, json_object
 
@@ -85,7 +76,7 @@ def read_article_body(request: Request) -> dict[str, Any]:
 
 
 def article_response(request: Request, article: Article, *, status: int = 200) -> Response:
-    data = article_document(request, article)
+    data = ArticleSerializer(article, context={"request": request}).data
     return article_validators(article).apply(Response(data, status=status))
 
 
@@ -150,14 +141,12 @@ def articles_page_read(
         )
         body = page_body(
             request,
+            ArticlePageSerializer,
+            items,
             collection_url=api_url(request, "articles", blog_id=blog.pk),
-            page=items,
-            total_name="totalArticles",
-            embedded=[article_page_item(request, article) for article in items.items],
             search=search,
+            blog=blog,
         )
-        if wants_forms(request) and (templates := forms.article_page_templates(request, blog)):
-            body["_templates"] = templates
         return articles_page_validators(blog, page_index, page_size, search), body
 
     if "q" in search:
@@ -183,7 +172,7 @@ class ArticleListView(ApiView):
     @read(
         "articles_list",
         "A page of a blog's articles",
-        "ArticlePage",
+        ArticlePageSerializer,
         tag="articles",
         description="The blog's articles, a page at a time, oldest first (ascending id) unless"
         " `sort` says otherwise. With `q`, only the articles that match it, most relevant first"
@@ -208,7 +197,7 @@ class ArticleListView(ApiView):
         " second article (409 while the first is still being processed). 409 also when the"
         " editors archived the blog.",
         request=ArticleInputSerializer,
-        responses={201: ref("Article")},
+        responses={201: ArticleSerializer},
         parameters=[IDEMPOTENCY_KEY],
         errors=(403, 404, 409),
     )
@@ -234,7 +223,7 @@ class ArticleView(ApiView):
     @read(
         "article_read",
         "An article",
-        "Article",
+        ArticleSerializer,
         tag="articles",
         description="The article, with links to its blog and its comments. `content` is left"
         " out when the article has none. An article that was deleted answers 410 Gone.",
@@ -243,7 +232,8 @@ class ArticleView(ApiView):
     def get(self, request: Request, blog_id: int, article_id: int) -> HttpResponse:
         def build() -> tuple[Validators, dict[str, Any]]:
             article = get_blog_article(blog_id, article_id)
-            return article_validators(article), article_document(request, article)
+            data = ArticleSerializer(article, context={"request": request}).data
+            return article_validators(article), data
 
         # Fresh while neither the article nor its blog (its title is in doc:blog) changed.
         return cached_read(
@@ -266,7 +256,7 @@ class ArticleView(ApiView):
         " when the blog is archived, 423 when the editors locked the article, 410 when it was"
         " deleted.",
         request=ArticleInputSerializer,
-        responses={200: ref("Article")},
+        responses={200: ArticleSerializer},
         parameters=CONDITIONAL_WRITE,
         errors=(403, 404, 409, 410, 412, 423),
     )
@@ -294,7 +284,7 @@ class ArticleView(ApiView):
         " with the blog link in the body. `If-Match` and `If-Unmodified-Since` as for a PUT;"
         " 409 when the blog is archived, 423 when the article is locked.",
         request=None,
-        responses={204: OpenApiResponse(None, "Deleted."), 200: ref("DeletedArticle")},
+        responses={204: OpenApiResponse(None, "Deleted."), 200: DeletedArticleSerializer},
         parameters=[*CONDITIONAL_WRITE, PREFER],
         errors=(403, 404, 409, 410, 412, 423),
     )
@@ -312,7 +302,9 @@ class ArticleView(ApiView):
         # (RFC 8288); the body the specification shows comes with Prefer: return=representation
         # (RFC 7240).
         if _prefers_representation(request):
-            response = Response(deleted_article_links(request, article), status=200)
+            response = Response(
+                DeletedArticleSerializer(article, context={"request": request}).data, status=200
+            )
             response["Preference-Applied"] = "return=representation"
         else:
             response = Response(status=204)

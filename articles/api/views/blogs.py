@@ -10,18 +10,11 @@ from rest_framework.response import Response
 
 from articles import selectors
 from articles.api.lookups import get_blog
-from articles.api.schema import PAGE_PARAMETERS, read
-from articles.api.serializers import BlogSerializer
+from articles.api.serializers import ApiRootSerializer, BlogPageSerializer, BlogSerializer
 from blogs.models import Blog
 from rest.conditional import Validators, evaluate, strong_etag
-from rest.links import (
-    api_url,
-    articles_template,
-    curies,
-    link,
-    page_template,
-    templated_link,
-)
+from rest.links import api_url
+from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
 from rest.views import ApiView
 
@@ -34,7 +27,7 @@ class ApiRootView(ApiView):
     @read(
         "root",
         "The API root",
-        "ApiRoot",
+        ApiRootSerializer,
         tag="root",
         description="Where a client starts: follow `doc:blogs` to the blogs, expand the"
         " templated `doc:blog` link with a blog's id, or `doc:search` with `q` to search the"
@@ -43,18 +36,7 @@ class ApiRootView(ApiView):
         conditional=False,
     )
     def get(self, request: Request) -> Response:
-        blogs_url = api_url(request, "blogs")
-        return Response(
-            {
-                "_links": {
-                    "curies": curies(request),
-                    "self": link(api_url(request, "root")),
-                    "doc:blogs": templated_link(page_template(blogs_url)),
-                    "doc:blog": templated_link(blogs_url + "/{id}"),
-                    "doc:search": templated_link(articles_template(api_url(request, "search"))),
-                }
-            }
-        )
+        return Response(ApiRootSerializer(request, context={"request": request}).data)
 
 
 def blog_validators(blog: Blog) -> Validators:
@@ -67,7 +49,7 @@ class BlogListView(ApiView):
     @read(
         "blogs_list",
         "A page of blogs",
-        "BlogPage",
+        BlogPageSerializer,
         tag="blogs",
         description="Every blog, a page at a time, oldest first. A `pageIndex` past the last"
         " page is an empty page.",
@@ -83,13 +65,8 @@ class BlogListView(ApiView):
         if (not_modified := evaluate(request, validators)) is not None:
             return not_modified
         page = selectors.blog_page(total=state.count, page_index=page_index, page_size=page_size)
-        context = {"request": request}
         body = page_body(
-            request,
-            collection_url=api_url(request, "blogs"),
-            page=page,
-            total_name="totalBlogs",
-            embedded=BlogSerializer(page.items, many=True, context=context).data,
+            request, BlogPageSerializer, page, collection_url=api_url(request, "blogs")
         )
         return validators.apply(Response(body))
 
@@ -98,7 +75,7 @@ class BlogView(ApiView):
     @read(
         "blog_read",
         "A blog",
-        "Blog",
+        BlogSerializer,
         tag="blogs",
         description="The blog, with a templated `doc:articles` link to its pages of articles.",
         errors=(404,),

@@ -12,14 +12,18 @@ from rest_framework.response import Response
 from articles import selectors, services
 from articles.api.lookups import get_article, get_blog
 from articles.api.permissions import ensure_may_delete_comment
-from articles.api.schema import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, ref, write
-from articles.api.serializers import CommentInputSerializer, CommentSerializer
+from articles.api.serializers import (
+    CommentInputSerializer,
+    CommentPageSerializer,
+    CommentSerializer,
+)
 from articles.models import Article, Comment
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
-from rest.paging import comment_title, page_body, page_params
+from rest.openapi import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, write
+from rest.paging import page_body, page_params
 from rest.views import ApiView, json_object
 
 
@@ -39,7 +43,7 @@ class CommentListView(ApiView):
     @read(
         "comments_list",
         "A page of an article's comments",
-        "CommentPage",
+        CommentPageSerializer,
         tag="comments",
         description="The article's comments, a page at a time, oldest first. 410 when the"
         " article was deleted.",
@@ -69,11 +73,9 @@ class CommentListView(ApiView):
         )
         body = page_body(
             request,
+            CommentPageSerializer,
+            page,
             collection_url=api_url(request, "comments", blog_id=blog_id, article_id=article.pk),
-            page=page,
-            total_name="totalComments",
-            embedded=CommentSerializer(page.items, many=True, context={"request": request}).data,
-            item_title=comment_title,
         )
         return validators.apply(Response(body))
 
@@ -85,7 +87,7 @@ class CommentListView(ApiView):
         " Answers 201 with the comment and its `Location`. `Idempotency-Key` as for an article."
         " 409 when the blog is archived, 410 when the article was deleted.",
         request=CommentInputSerializer,
-        responses={201: ref("Comment")},
+        responses={201: CommentSerializer},
         parameters=[IDEMPOTENCY_KEY],
         errors=(404, 409, 410),
     )
@@ -112,7 +114,7 @@ class CommentView(ApiView):
     @read(
         "comment_read",
         "A comment",
-        "Comment",
+        CommentSerializer,
         tag="comments",
         description="The comment, with its author's username and a link to its article. 410"
         " when the article was deleted.",

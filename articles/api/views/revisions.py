@@ -7,71 +7,22 @@ the article, with If-Match (docs/rest.md)."""
 from __future__ import annotations
 
 import json
-from datetime import UTC
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors
 from articles.api.lookups import get_blog_article
-from articles.api.schema import PAGE_PARAMETERS, read
+from articles.api.serializers import RevisionPageSerializer, RevisionSerializer
 from articles.etags import strong_etag
 from articles.models import Article, ArticleRevision
 from rest.conditional import Validators, evaluate
-from rest.links import api_url, link, relation_links
+from rest.links import api_url
+from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
 from rest.views import ApiView
-
-# An `item` link's title: the revision number and the title it had, so that a list of links
-# tells them apart without fetching each.
-ITEM_TITLE = "Revision {revision}: {title}"
-
-
-def _timestamp(value: Any) -> str:
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _revision_self(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
-    return link(
-        api_url(
-            request,
-            "revision",
-            blog_id=revision.article.blog_id,
-            article_id=revision.id,
-            revision=revision.version,
-        )
-    )
-
-
-def _revision_article(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
-    # Untitled: the article's title changes, and a revision's representation does not.
-    return link(
-        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id)
-    )
-
-
-REVISION_RELATIONS = {"self": _revision_self, "doc:article": _revision_article}
-
-
-def revision_representation(request: HttpRequest, revision: ArticleRevision) -> dict[str, Any]:
-    """A revision (`revision.article` set: its links lead up to it). Like an article, `content`
-    is left out when that state had none; `replacedBy` when no user is known (a command made
-    it, or the user was deleted)."""
-    data: dict[str, Any] = {"revision": revision.version, "title": revision.title}
-    if revision.content is not None:
-        data["content"] = revision.content
-    data["articleETag"] = revision.article_etag
-    data["replacedAt"] = _timestamp(revision.history_date)
-    if revision.history_user is not None:
-        data["replacedBy"] = revision.history_user.get_username()
-    data["_links"] = relation_links(request, revision, REVISION_RELATIONS)
-    return data
-
-
-def revision_title(member: dict[str, Any]) -> str:
-    return ITEM_TITLE.format(**member)
 
 
 def body_validators(kind: str, data: dict[str, Any], last_modified: Any) -> Validators:
@@ -96,7 +47,7 @@ class RevisionListView(ApiView):
     @read(
         "revisions_list",
         "A page of an article's revisions",
-        "RevisionPage",
+        RevisionPageSerializer,
         tag="revisions",
         description="The states the article's replaces replaced, newest first: each with its"
         " revision number (the article's version then), title, content, the ETag the article"
@@ -113,13 +64,11 @@ class RevisionListView(ApiView):
         _attach(page.items, article)
         body = page_body(
             request,
+            RevisionPageSerializer,
+            page,
             collection_url=api_url(
                 request, "revisions", blog_id=article.blog_id, article_id=article.pk
             ),
-            page=page,
-            total_name="totalRevisions",
-            embedded=[revision_representation(request, revision) for revision in page.items],
-            item_title=revision_title,
         )
         # Every replace moves updated_at and makes (or prunes) revisions.
         return _answer(request, body_validators("revisions", body, article.updated_at), body)
@@ -129,7 +78,7 @@ class RevisionView(ApiView):
     @read(
         "revision_read",
         "A revision of an article",
-        "Revision",
+        RevisionSerializer,
         tag="revisions",
         description="One kept state of the article, with a link up to the article. To restore"
         " it, PUT its `title` and `content` to the article with the article's current ETag as"
@@ -143,5 +92,5 @@ class RevisionView(ApiView):
         if found is None:
             raise Http404("No such revision.")
         found.article = article
-        data = revision_representation(request, found)
+        data = RevisionSerializer(found, context={"request": request}).data
         return _answer(request, body_validators("revision", data, found.history_date), data)

@@ -8,12 +8,13 @@ from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import selectors
-from articles.api.schema import PAGE_PARAMETERS, read, search_parameters
-from articles.api.serializers import article_page_item
+from articles.api.schema import search_parameters
+from articles.api.serializers import ArticlePageSerializer
 from articles.api.views.blogs import EPOCH
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import InvalidQueryParameter
 from rest.links import api_url
+from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params, search_params
 from rest.views import ApiView
 
@@ -22,7 +23,7 @@ class ArticleSearchView(ApiView):
     @read(
         "articles_search",
         "Search the articles of every blog",
-        "ArticlePage",
+        ArticlePageSerializer,
         tag="articles",
         description="The live articles of every blog (archived blogs included) that match `q`"
         " (required), most relevant first unless `sort` says otherwise: the same page as a"
@@ -59,10 +60,9 @@ class ArticleSearchView(ApiView):
         )
         body = page_body(
             request,
+            ArticlePageSerializer,
+            page,
             collection_url=api_url(request, "search"),
-            page=page,
-            total_name="totalArticles",
-            embedded=[article_page_item(request, article) for article in page.items],
             search=search,
         )
         return validators.apply(Response(body))
