@@ -133,3 +133,11 @@ def test_the_last_page_graphql_can_name_is_an_empty_page_with_the_total(gql, blo
     result = page(gql, blog, q="garden", pageIndex=2**31 - 1, pageSize=100)
 
     assert (result["items"], result["count"], result["pageIndex"]) == ([], 3, 2**31 - 1)
+
+
+def test_an_explicit_null_page_argument_is_its_default(gql, blog, garden):
+    # Nullable arguments: a variable sent as null is the default, as for q and sort.
+    result = page(gql, blog, pageIndex=None, pageSize=None, q=None, sort=None)
+
+    assert titles(result) == [a.title for a in garden]
+    assert (result["pageIndex"], result["pageSize"]) == (1, 10)
