@@ -12,6 +12,7 @@ every word first. docs/rest.md, "Search and ordering", tells users the differenc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,12 +24,19 @@ from django.db.models import IntegerField as IntegerOutput
 from django.db.models.expressions import RawSQL
 
 from articles.models import Article
-from articles.selectors import Page, article_page
+from articles.selectors import Page, article_page, past_every_table
 from blogs.models import Blog
 
 QUERY_MAX_LENGTH = 200
 SEARCH_CONFIG = "english"
 QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement over statement_timeout
+
+# PostgreSQL's tsquery parser stacks one NOT for each `-` that starts a word, and at most 32
+# operators in all ("tsquery stack too small" past that; an OR and an AND may be waiting below
+# the NOTs). Only a word or a quote ends such a run, whatever lies between its `-` (spaces,
+# `!`, `(` ...), so a run of other characters with more `-` than this is folded (_web_search).
+NEGATIONS_MAX = 16
+_BETWEEN_WORDS = re.compile(r'[^\w"]+')
 
 RELEVANCE = "relevance"
 # The value of `sort=` and the columns it orders by; the id breaks ties in the same direction,
@@ -89,13 +97,28 @@ def search_vector() -> Any:
     return RawSQL(f'"{table}"."search_vector"', [], output_field=SearchVectorField())  # noqa: S611
 
 
+def _fold_negations(between: re.Match[str]) -> str:
+    run = between.group()
+    hyphens = run.count("-")
+    if hyphens <= NEGATIONS_MAX:
+        return run
+    # Two NOTs cancel: what the run meant, in one NOT or none, before the word that follows.
+    return run.replace("-", " ") + "-" * (hyphens % 2)
+
+
+def web_search_text(query: str) -> str:
+    """`query` as websearch_to_tsquery can always read it: the same search, with every run of
+    more than NEGATIONS_MAX `-` between two words folded to the one NOT (or none) it amounts to."""
+    return _BETWEEN_WORDS.sub(_fold_negations, query)
+
+
 def _matching(articles: QuerySet, query: str) -> QuerySet:
     """`articles` that match `query`, annotated with `relevance` (higher first)."""
     if connection.vendor == "postgresql":
         from django.contrib.postgres.search import SearchQuery, SearchRank
 
         vector = search_vector()
-        text = SearchQuery(query, config=SEARCH_CONFIG, search_type="websearch")
+        text = SearchQuery(web_search_text(query), config=SEARCH_CONFIG, search_type="websearch")
         return (
             articles.alias(search=vector)
             .filter(search=text)
@@ -137,6 +160,8 @@ def _search_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: in
     counted apart. On PostgreSQL within SEARCH_TIMEOUT_MS, else SearchError."""
     offset = (index - 1) * size
     with _time_budget():
+        if past_every_table(page_index=index, page_size=size):
+            return Page([], matches.count(), index, size)
         rows = list(
             matches.annotate(found=Window(Count("id"))).order_by(*order)[offset : offset + size]
         )

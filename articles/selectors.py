@@ -86,6 +86,14 @@ def _past_end(total: int, page_index: int, page_size: int) -> bool:
     return (page_index - 1) * page_size >= total
 
 
+def past_every_table(*, page_index: int, page_size: int) -> bool:
+    """Whether the page lies past the end of any list: no table holds more than MAX_ID rows, and
+    both databases refuse a LIMIT/OFFSET beyond that signed 64-bit integer (PostgreSQL "bigint
+    out of range", SQLite "datatype mismatch"). For the pages whose total comes with the rows
+    (a search), which cannot compare with the total first."""
+    return page_index * page_size > MAX_ID
+
+
 def article_page(*, blog: Blog, page_index: int, page_size: int) -> Page[Article]:
     """Live articles of `blog`, oldest first.
 

@@ -49,26 +49,40 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
 
 
-def _checked(page_index: int, page_size: int, q: str | None, sort: str | None):
+def _checked(
+    page_index: int | None, page_size: int | None, q: str | None, sort: str | None
+) -> tuple[int, int, str | None, str | None]:
     """The arguments of a page of articles as REST checks them; a GraphQL error naming the bad
-    one otherwise (REST answers a 400 problem)."""
+    one otherwise (REST answers a 400 problem). An explicit null is the argument's default, as
+    it is for q and sort (the arguments are nullable: the schema's defaults apply only to an
+    argument left out)."""
+    if page_index is None:
+        page_index = 1
+    if page_size is None:
+        page_size = settings.PAGE_SIZE_DEFAULT
     if page_index < 1:
         raise GraphQLError("pageIndex must be a positive integer.")
     if not 1 <= page_size <= settings.PAGE_SIZE_MAX:
         raise GraphQLError(f"pageSize must be 1 to {settings.PAGE_SIZE_MAX}.")
     try:
         query = search.clean_query(q)
-        return query, search.clean_sort(sort, query=query)
+        order = search.clean_sort(sort, query=query)
     except search.SearchError as error:
         raise GraphQLError(str(error)) from None
+    return page_index, page_size, query, order
 
 
 def blog_article_page(
-    *, blog: Blog, page_index: int, page_size: int, q: str | None = None, sort: str | None = None
+    *,
+    blog: Blog,
+    page_index: int | None = None,
+    page_size: int | None = None,
+    q: str | None = None,
+    sort: str | None = None,
 ) -> Page[Article]:
     """A page of the blog's live articles (articles.search): three queries at most, whatever
     the page size; each article's blog is this one (no query per article)."""
-    query, order = _checked(page_index, page_size, q, sort)
+    page_index, page_size, query, order = _checked(page_index, page_size, q, sort)
     try:
         return search.blog_article_page(
             blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size

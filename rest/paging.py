@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -49,11 +50,31 @@ def page_params(request: HttpRequest) -> tuple[int, int]:
     return page_index, page_size
 
 
+def _utf8_param(request: HttpRequest, name: str) -> str | None:
+    """The parameter `name`, or a 400 naming it when its bytes are not UTF-8. Django decodes the
+    query string with replacement, so `q=%ff%fe` would arrive as two U+FFFD and be searched
+    for; a U+FFFD the client did send (`%EF%BF%BD`) is text like any other."""
+    value = request.GET.get(name)
+    if value is None or "\ufffd" not in value:
+        return value
+    # PEP 3333: QUERY_STRING holds the request's bytes, one character each (ISO-8859-1).
+    raw = request.META.get("QUERY_STRING", "").encode("iso-8859-1", errors="replace")
+    for pair in raw.split(b"&"):
+        key, _, encoded = pair.partition(b"=")
+        if unquote_to_bytes(key.replace(b"+", b" ")).decode("utf-8", errors="replace") != name:
+            continue
+        try:
+            unquote_to_bytes(encoded.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidQueryParameter(name, f"{name} must be UTF-8 text.") from None
+    return value
+
+
 def search_params(request: HttpRequest) -> dict[str, str]:
     """`q` and `sort` of a page of articles, checked (articles.search), or a 400 naming the bad
     one; only those given, as the page links repeat them."""
     try:
-        query = clean_query(request.GET.get("q"))
+        query = clean_query(_utf8_param(request, "q"))
         sort = clean_sort(request.GET.get("sort"), query=query)
     except SearchError as error:
         raise InvalidQueryParameter(error.parameter, str(error)) from None

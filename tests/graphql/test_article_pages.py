@@ -3,6 +3,8 @@ searched and ordered the same way, in a fixed number of queries."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -112,3 +114,30 @@ def test_a_page_costs_the_same_queries_for_10_or_100_articles(gql, blog, django_
             assert len(page(gql, blog, pageSize=size, q="x", sort="title")["items"]) == size
         sql = [q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
         assert len(sql) == 2 + (connection.vendor == "postgresql"), sql
+
+
+def test_a_long_run_of_minus_signs_in_q_is_a_page_not_a_fault(gql, blog, garden, caplog):
+    # More NOTs than PostgreSQL's tsquery parser can stack (issue 24): read as the one NOT, or
+    # none (an even run), that the run amounts to; on SQLite the run is text, found nowhere.
+    expected = (
+        ["Kitchen notes", "Tomatoes in the garden"] if connection.vendor == "postgresql" else []
+    )
+
+    result = page(gql, blog, q="-" * 34 + "tomatoes garden", sort="title")
+
+    assert titles(result) == expected
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_the_last_page_graphql_can_name_is_an_empty_page_with_the_total(gql, blog, garden):
+    result = page(gql, blog, q="garden", pageIndex=2**31 - 1, pageSize=100)
+
+    assert (result["items"], result["count"], result["pageIndex"]) == ([], 3, 2**31 - 1)
+
+
+def test_an_explicit_null_page_argument_is_its_default(gql, blog, garden):
+    # Nullable arguments: a variable sent as null is the default, as for q and sort.
+    result = page(gql, blog, pageIndex=None, pageSize=None, q=None, sort=None)
+
+    assert titles(result) == [a.title for a in garden]
+    assert (result["pageIndex"], result["pageSize"]) == (1, 10)

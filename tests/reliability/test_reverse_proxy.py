@@ -118,3 +118,36 @@ def test_behind_nginx_a_refused_host_is_never_echoed(start_server, host):
     assert refused.encode() not in reply.body
     assert served.status == 200
     assert f"http://127.0.0.1:{nginx.port}/" in served.body.decode()
+
+
+# Issue 24: requests that were 500s on the production path (PostgreSQL "bigint out of range" and
+# "tsquery stack too small"; bytes that are not UTF-8 accepted as q). Each with its answer now.
+HOSTILE_SEARCHES = [
+    ("q=demo&pageIndex=999999999999999999&pageSize=100", 200),
+    ("q=" + "-" * 33 + "word", 200),
+    ("q=" + "-%20" * 40 + "demo", 200),
+    ("q=%ff%fe", 400),
+]
+
+
+def test_behind_nginx_hostile_searches_are_pages_or_400s_and_log_no_fault(behind_nginx, blog):
+    nginx, server = behind_nginx
+    services.article_create(blog=blog, title="A demo", content="of the search")
+    document = {
+        "query": f"query ($q: String) {{ blog(id: {blog.pk}) {{ articles(q: $q) {{ count }} }} }}",
+        "variables": {"q": "-" * 33 + "demo"},
+    }
+
+    for page in (f"{API}/blogs/{blog.pk}/articles", f"{API}/articles"):
+        for query, status in HOSTILE_SEARCHES:
+            reply = http_request(nginx.port, "GET", f"{page}?{query}")
+            assert reply.status == status, (page, query, reply.status, reply.body[:300])
+            if status == 400:
+                assert reply.headers["Content-Type"] == "application/problem+json"
+                assert list(reply.json()["errors"]) == ["q"]
+    reply = http_request(nginx.port, "POST", "/graphql", body=document)
+    assert reply.status == 200, reply.body[:300]
+    assert reply.json() == {"data": {"blog": {"articles": {"count": 0}}}}
+
+    log = server.log_path.read_text(errors="replace")
+    assert "Traceback" not in log and " 500 " not in log, log[-3000:]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
@@ -194,6 +195,104 @@ def test_a_search_sees_a_write_at_once(api, blog, garden, settings):
     write(blog, "The orchard")
 
     assert titles(api.get(url)) == ["The orchard"]
+
+
+# --- what a hostile client sends (issue 24) ------------------------------------------------------
+
+# A pageIndex of 18 digits, the most the API parses: its OFFSET would not fit a 64-bit integer.
+FAR_PAGE = "pageIndex=999999999999999999&pageSize=100"
+# One NOT more than PostgreSQL's tsquery parser can stack ("tsquery stack too small").
+NEGATIONS = "-" * 33
+
+
+def faults(caplog) -> list[str]:
+    """What the request logged at ERROR or above (a 500 logs its traceback there)."""
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+def test_a_search_page_past_every_table_is_an_empty_page_with_the_total(
+    api, blog, garden, caplog, path
+):
+    url = f"{API}{path.format(blog=blog.pk)}?q=garden&{FAR_PAGE}"
+
+    response = api.get(url)
+
+    document = body(response)
+    assert response.status_code == 200
+    assert document["_embedded"] == []
+    assert (document["pageIndex"], document["totalArticles"], document["totalPages"]) == (
+        999999999999999999,
+        3,
+        1,
+    )
+    assert query_of(document["_links"]["previousPage"]["href"])["pageIndex"] == ["1"]
+    assert faults(caplog) == []
+
+
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+def test_the_last_page_a_64_bit_offset_reaches_is_searched(api, blog, garden, path):
+    # pageIndex * pageSize == 2**63 - 1 (7 x 73 x 127 x 337 x 92737 x 649657): the OFFSET still
+    # fits, the database is asked and finds nothing there.
+    size = 73
+    index = (2**63 - 1) // size
+
+    document = body(
+        api.get(f"{API}{path.format(blog=blog.pk)}?q=garden&pageIndex={index}&pageSize={size}")
+    )
+
+    assert (document["_embedded"], document["totalArticles"]) == ([], 3)
+
+
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+@pytest.mark.parametrize("separator", ["", " ", "!", " ( "])
+def test_a_long_run_of_minus_signs_in_q_is_a_page_not_a_fault(
+    api, blog, garden, caplog, path, separator
+):
+    q = separator.join(NEGATIONS) + "tomatoes"
+
+    response = api.get(f"{API}{path.format(blog=blog.pk)}", {"q": q})
+
+    assert response.status_code == 200, response.content[:300]
+    assert query_of(body(response)["_links"]["self"]["href"])["q"] == [q]
+    assert faults(caplog) == []
+
+
+@pytest.mark.postgres
+def test_postgresql_reads_a_long_run_of_minus_signs_as_the_one_not_it_amounts_to(api, blog, garden):
+    url = f"{API}/blogs/{blog.pk}/articles?sort=title&q=garden%20"
+
+    # Two NOTs cancel: an even run is no NOT at all, an odd one is one.
+    assert titles(api.get(url + "-" * 40 + "tomatoes")) == [
+        "Kitchen notes",
+        "Tomatoes in the garden",
+    ]
+    assert titles(api.get(url + "-" * 41 + "tomatoes")) == ["Winter garden"]
+    assert titles(api.get(url + "- " * 41 + "tomatoes")) == ["Winter garden"]
+    # The NOTs of several words, each run short, are PostgreSQL's as before.
+    assert titles(api.get(url + "-tomatoes%20--frost")) == ["Winter garden"]
+
+
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+def test_a_q_whose_bytes_are_not_utf8_is_a_400_problem_naming_q(api, blog, caplog, path):
+    response = api.get(f"{API}{path.format(blog=blog.pk)}?q=%ff%fe")
+
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/problem+json"
+    assert body(response)["errors"] == {"q": ["q must be UTF-8 text."]}
+    assert faults(caplog) == []
+
+
+def test_a_replacement_character_sent_as_utf8_is_searched_for(api, blog):
+    write(blog, "Mojibake \ufffd explained")
+
+    # U+FFFD itself, percent-encoded as its UTF-8 bytes (PostgreSQL's parser keeps no lexeme of
+    # it, so the other word finds the article there); and beside another parameter whose bytes
+    # are not UTF-8: the refusal is for q alone.
+    for query in ("q=mojibake%20%EF%BF%BD", "x=%ff&q=mojibake%20%EF%BF%BD"):
+        response = api.get(f"{API}/blogs/{blog.pk}/articles?{query}")
+        assert titles(response) == ["Mojibake \ufffd explained"]
+        assert query_of(body(response)["_links"]["self"]["href"])["q"] == ["mojibake \ufffd"]
 
 
 # --- sort ---------------------------------------------------------------------------------------
