@@ -1,6 +1,6 @@
 """The production topology, nginx (deploy/nginx/blog-service.conf) in front of gunicorn: slow
 clients cost nginx a connection, not a gunicorn thread; each client keeps its own address (the
-admin's login lockout)."""
+admin's login lockout); the longest redirect the service sends reaches the client."""
 
 from __future__ import annotations
 
@@ -262,3 +262,45 @@ def test_without_a_trusted_proxy_x_forwarded_for_is_the_clients_word_and_ignored
     assert statuses[-1] == 429
     assert guesser.log_in("editor", EDITOR_PASSWORD, {"X-Forwarded-For": SECOND_CLIENT}) == 429
     assert AdminBrowser(server.port, SECOND_CLIENT).log_in("editor", EDITOR_PASSWORD) == 302
+
+
+# The longest request line gunicorn takes (limit_request_line, config/gunicorn.conf.py), and
+# nginx with it (large_client_header_buffers 8k).
+LONGEST_REQUEST_LINE = 8190
+
+
+def longest_target(prefix: str, fill: str) -> str:
+    room = LONGEST_REQUEST_LINE - len("GET  HTTP/1.1") - len(prefix)
+    return prefix + fill * (room // len(fill))
+
+
+# (what, request target, status, how the Location starts)
+LONG_REDIRECTS = [
+    # The slash redirect echoes the query.
+    ("api slash", longest_target(f"{API}?q=", "a"), 301, f"{API}/?q=aaa"),
+    ("admin slash", longest_target("/admin?q=", "a"), 301, "/admin/?q=aaa"),
+    # The admin's login redirect percent-encodes the path and query once more (% is %25).
+    ("login next", longest_target("/admin/articles/article/?q=", "%3D"), 302, "/admin/login/"),
+    # The longest Location Django sends: 16,384 characters (one more is its 400, below).
+    ("longest", "/admin/x" + ":" * ((16384 - len("/admin/login/?next=/admin/x")) // 3), 302, "/"),
+]
+
+
+def test_behind_nginx_the_longest_redirects_reach_the_client(behind_nginx, collected_static):
+    nginx, _ = behind_nginx
+
+    for what, target, status, location_starts in LONG_REDIRECTS:
+        reply = http_request(nginx.port, "GET", target)
+
+        assert reply.status == status, (what, nginx.error_log().splitlines()[-1][:160])
+        assert reply.headers["Location"].startswith(location_starts), what
+        assert len(reply.headers["Location"]) >= len(target), what
+    assert len(reply.headers["Location"]) > 16384 - 3  # the last: as long as Django sends
+
+
+def test_behind_nginx_a_redirect_django_will_not_send_is_a_400_not_a_bad_gateway(behind_nginx):
+    nginx, _ = behind_nginx
+
+    reply = http_request(nginx.port, "GET", longest_target("/admin/x", ":"))
+
+    assert reply.status == 400
