@@ -60,9 +60,10 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format --check .
 	DEBUG=true $(PY) manage.py makemigrations --check --dry-run
 
-# Production serving on loopback or behind a load balancer: DEBUG off, static files collected for
-# whitenoise, migrations applied, then gunicorn with config/gunicorn.conf.py. SECRET_KEY must come
-# from the environment: a generated key would change on every start and log everyone out.
+# Production serving on loopback (another BIND needs nginx in front and BEHIND_TRUSTED_PROXY=true,
+# or config/gunicorn.conf.py refuses it): DEBUG off, static files collected for whitenoise,
+# migrations applied, then gunicorn with config/gunicorn.conf.py. SECRET_KEY must come from the
+# environment: a generated key would change on every start and log everyone out.
 serve: $(VENV)/.installed
 	@test -n "$$SECRET_KEY" || { echo "make serve: set SECRET_KEY first, e.g." \
 		"export SECRET_KEY=\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" >&2; exit 2; }

@@ -7,9 +7,12 @@ The benchmark (bench/run.py) serves the service and its baselines with this very
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 from pathlib import Path
+
+from gunicorn.util import parse_address
 
 # gunicorn executes this file before it puts --chdir on sys.path; config.env lives beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,6 +25,39 @@ from core import tracing
 tracing.start_in_workers()
 
 bind = [env_str("BIND") or f"127.0.0.1:{env_int('PORT', 8000, minimum=1)}"]
+
+
+def _reachable_from_this_host_only(address: str) -> bool:
+    """Whether a bind address (gunicorn's syntax) listens on loopback or a Unix socket."""
+    parsed = parse_address(address)
+    if isinstance(parsed, str):  # unix:PATH
+        return True
+    if isinstance(parsed, int):  # fd://N: a socket made elsewhere, on an address unknown here
+        return False
+    host = parsed[0]
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, or "" (every interface)
+        return False
+
+
+# gunicorn alone starves on slow clients: a connection that sends its headers one line every few
+# seconds holds a worker thread until it is done, and a handful of them leave none for anyone
+# else. So it serves loopback only; anything else must come through the buffering proxy
+# (deploy/nginx/blog-service.conf), which reads each request whole first, and the service must
+# know it is there (BEHIND_TRUSTED_PROXY) to take the client's address from it
+# (docs/decisions/gunicorn-alone-on-loopback.md).
+if not env_bool("BEHIND_TRUSTED_PROXY", False):
+    for address in bind:
+        if not _reachable_from_this_host_only(address):
+            raise ValueError(
+                f"BIND={address} is not a loopback address: gunicorn alone serves loopback only "
+                "(a few slow clients hold every worker thread). Put nginx in front "
+                "(deploy/nginx/blog-service.conf) and set BEHIND_TRUSTED_PROXY=true, or bind "
+                "127.0.0.1 (docs/production.md)."
+            )
 
 # gthread: keep-alive connections from a load balancer or client are served, and a slow client
 # holds one thread rather than a whole process. Python code runs under the GIL, so the threads

@@ -1,16 +1,21 @@
 """The production topology, nginx (deploy/nginx/blog-service.conf) in front of gunicorn: slow
-clients cost nginx a connection, not a gunicorn thread."""
+clients cost nginx a connection, not a gunicorn thread; each client keeps its own address (the
+admin's login lockout); the longest redirect the service sends reaches the client."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
+import re
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from urllib.parse import urlencode
 
 import pytest
+from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from articles import services
 from tests.support.load import API, post_chunked, write_headers
@@ -151,3 +156,151 @@ def test_behind_nginx_hostile_searches_are_pages_or_400s_and_log_no_fault(behind
 
     log = server.log_path.read_text(errors="replace")
     assert "Traceback" not in log and " 500 " not in log, log[-3000:]
+
+
+# Two clients on one machine: loopback is all of 127.0.0.0/8, so a socket bound to 127.0.0.2
+# reaches nginx from another address than one bound to 127.0.0.1.
+FIRST_CLIENT, SECOND_CLIENT = "127.0.0.1", "127.0.0.2"
+LOGIN = "/admin/login/"
+EDITOR_PASSWORD = "editor-password"
+_CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+@pytest.fixture
+def staff_editor(editor, collected_static):
+    """`editor`, with a password hash the servers check: they run production's hashers, and
+    the test settings' MD5 is not among them."""
+    editor.password = PBKDF2PasswordHasher().encode(EDITOR_PASSWORD, "servers", iterations=1000)
+    editor.save(update_fields=["password"])
+    return editor
+
+
+class AdminBrowser:
+    """A browser at one source address: it keeps its cookies and fills in the login form."""
+
+    def __init__(self, port: int, address: str) -> None:
+        self.port, self.address = port, address
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, body: str = "", headers: dict | None = None):
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=10, source_address=(self.address, 0)
+        )
+        headers = dict(headers or {})
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        try:
+            connection.request(method, path, body=body or None, headers=headers)
+            reply = connection.getresponse()
+            content = reply.read()
+        finally:
+            connection.close()
+        for cookie in reply.headers.get_all("Set-Cookie") or []:
+            name, _, rest = cookie.partition("=")
+            self.cookies[name] = rest.split(";", 1)[0]
+        return reply.status, content
+
+    def log_in(self, username: str, password: str, headers: dict | None = None) -> int:
+        """The status of the form's POST: 302 logged in, 200 the form again, 429 locked out."""
+        self.cookies.clear()
+        status, page = self.request("GET", LOGIN, headers=headers)
+        assert status == 200, page[:300]
+        token = _CSRF_FIELD.search(page).group(1).decode()
+        form = urlencode(
+            {"csrfmiddlewaretoken": token, "username": username, "password": password}
+            | {"next": "/admin/"}
+        )
+        status, _ = self.request(
+            "POST",
+            LOGIN,
+            form,
+            {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})},
+        )
+        return status
+
+
+def test_behind_nginx_a_lockout_locks_out_the_guessing_client_only(behind_nginx, staff_editor):
+    nginx, _ = behind_nginx
+    guesser = AdminBrowser(nginx.port, FIRST_CLIENT)
+    owner = AdminBrowser(nginx.port, SECOND_CLIENT)
+
+    statuses = [guesser.log_in("editor", "guess") for _ in range(settings.AXES_FAILURE_LIMIT)]
+
+    assert statuses == [200] * (settings.AXES_FAILURE_LIMIT - 1) + [429]
+    assert owner.log_in("editor", EDITOR_PASSWORD) == 302
+    assert guesser.log_in("editor", EDITOR_PASSWORD) == 429
+
+
+def test_behind_nginx_a_client_cannot_name_its_own_address(behind_nginx, staff_editor):
+    nginx, _ = behind_nginx
+    guesser = AdminBrowser(nginx.port, FIRST_CLIENT)
+
+    # A new made-up address on each attempt, and then the other client's: nginx replaces the
+    # header, so every attempt counts against the address the guesser really has.
+    statuses = [
+        guesser.log_in("editor", "guess", {"X-Forwarded-For": f"198.51.100.{attempt}"})
+        for attempt in range(settings.AXES_FAILURE_LIMIT)
+    ]
+
+    assert statuses[-1] == 429
+    spoofed = {"X-Forwarded-For": SECOND_CLIENT}
+    assert guesser.log_in("editor", EDITOR_PASSWORD, spoofed) == 429
+    assert AdminBrowser(nginx.port, SECOND_CLIENT).log_in("editor", EDITOR_PASSWORD) == 302
+
+
+def test_without_a_trusted_proxy_x_forwarded_for_is_the_clients_word_and_ignored(
+    start_server, staff_editor
+):
+    server = start_server()  # BEHIND_TRUSTED_PROXY unset: gunicorn alone, on loopback
+    guesser = AdminBrowser(server.port, FIRST_CLIENT)
+
+    statuses = [
+        guesser.log_in("editor", "guess", {"X-Forwarded-For": f"198.51.100.{attempt}"})
+        for attempt in range(settings.AXES_FAILURE_LIMIT)
+    ]
+
+    assert statuses[-1] == 429
+    assert guesser.log_in("editor", EDITOR_PASSWORD, {"X-Forwarded-For": SECOND_CLIENT}) == 429
+    assert AdminBrowser(server.port, SECOND_CLIENT).log_in("editor", EDITOR_PASSWORD) == 302
+
+
+# The longest request line gunicorn takes (limit_request_line, config/gunicorn.conf.py), and
+# nginx with it (large_client_header_buffers 8k).
+LONGEST_REQUEST_LINE = 8190
+
+
+def longest_target(prefix: str, fill: str) -> str:
+    room = LONGEST_REQUEST_LINE - len("GET  HTTP/1.1") - len(prefix)
+    return prefix + fill * (room // len(fill))
+
+
+# (what, request target, status, how the Location starts)
+LONG_REDIRECTS = [
+    # The slash redirect echoes the query.
+    ("api slash", longest_target(f"{API}?q=", "a"), 301, f"{API}/?q=aaa"),
+    ("admin slash", longest_target("/admin?q=", "a"), 301, "/admin/?q=aaa"),
+    # The admin's login redirect percent-encodes the path and query once more (% is %25).
+    ("login next", longest_target("/admin/articles/article/?q=", "%3D"), 302, "/admin/login/"),
+    # The longest Location Django sends: 16,384 characters (one more is its 400, below).
+    ("longest", "/admin/x" + ":" * ((16384 - len("/admin/login/?next=/admin/x")) // 3), 302, "/"),
+]
+
+
+def test_behind_nginx_the_longest_redirects_reach_the_client(behind_nginx, collected_static):
+    nginx, _ = behind_nginx
+
+    for what, target, status, location_starts in LONG_REDIRECTS:
+        reply = http_request(nginx.port, "GET", target)
+
+        assert reply.status == status, (what, nginx.error_log().splitlines()[-1][:160])
+        assert reply.headers["Location"].startswith(location_starts), what
+        assert len(reply.headers["Location"]) >= len(target), what
+    assert len(reply.headers["Location"]) > 16384 - 3  # the last: as long as Django sends
+
+
+def test_behind_nginx_a_redirect_django_will_not_send_is_a_400_not_a_bad_gateway(behind_nginx):
+    nginx, _ = behind_nginx
+
+    reply = http_request(nginx.port, "GET", longest_target("/admin/x", ":"))
+
+    assert reply.status == 400

@@ -10,6 +10,9 @@ Markers:
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
@@ -18,7 +21,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.support.servers import GunicornServer, database_url
+from tests.support.servers import BASE_DIR, GunicornServer, database_url
 from tests.support.tcpproxy import FaultProxy
 
 OPT_IN_MARKERS = {
@@ -50,6 +53,23 @@ def redis_url() -> str:
 @pytest.fixture
 def live_port(live_server) -> int:
     return urlsplit(live_server.url).port
+
+
+@pytest.fixture(scope="session")
+def collected_static() -> None:
+    """The static files collected as `make serve` collects them: a server's HTML pages (the
+    admin's login form) name them through the manifest, without which they are a 500."""
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=BASE_DIR,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.base",
+            "DEBUG": "false",
+            "SECRET_KEY": "collectstatic-in-tests-0123456789-abcdefghijklmnopqrstuvwxyz",
+        },
+        check=True,
+    )
 
 
 @pytest.fixture
