@@ -272,10 +272,10 @@ AXES_RESET_ON_SUCCESS = True
 # Only the admin has a password login; the API uses access tokens.
 AXES_ONLY_ADMIN_SITE = True
 # The client's address: the connection's, or behind the trusted proxy the one it wrote in
-# X-Forwarded-For (config.client_address, the rate limits' answer too). Without this, behind
+# X-Forwarded-For (core.client_address, the rate limits' answer too). Without this, behind
 # nginx every client would have nginx's address, and five wrong passwords from anyone would lock
 # the editor out for everyone.
-AXES_CLIENT_IP_CALLABLE = "config.client_address.client_address"
+AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
 # Not verbose: no banner on every start (management commands print one line), lockouts are
 # still logged as warnings.
 AXES_VERBOSE = False
