@@ -1,20 +1,11 @@
-"""The /graphql endpoint: graphene-django's GraphQLView, extended through its own hooks.
+"""The /graphql endpoint: graphene-django's GraphQLView, extended through its hooks.
 
-graphene-django's `dispatch` runs every request (parse_body, GraphiQL, get_response,
-execute_graphql_request, format_error); the schema, the field middleware (the time budget,
-settings.GRAPHENE), the execution context and the validation rules are its options. What this
-adds (docs/graphql.md, docs/decisions/graphql-view.md):
-- around `dispatch`: HEAD, the read limit, `application/graphql-response+json` when the client
-  prefers it, no CSRF cookie;
-- the status codes of the GraphQL-over-HTTP draft with that media type (422 for a document
-  that fails validation or variables that do not coerce); with `application/json`
-  graphene-django's 400 for a request error, as the contract says
-  (docs/decisions/graphql-over-http-status-codes.md);
-- 415 for a body that is neither JSON nor a GraphQL document, 413 for one over MAX_BODY_BYTES;
-- parsed and validated documents kept per process (graphapi.documents), with the parser's
-  token limit;
-- GraphiQL for browsers, from static files of this site only;
-- no exception text from an unexpected fault in any response.
+Its `dispatch` serves every request; the field middleware (the time budget, settings.GRAPHENE),
+the execution context and the validation rules are its options. Around it: HEAD, the read limit
+and `application/graphql-response+json` with the GraphQL-over-HTTP draft's status codes; in its
+hooks: 413/415 and malformed bodies, the documents kept per process (graphapi.documents), no
+exception text in any answer. docs/graphql.md says what each does, docs/decisions/graphql-view.md
+why it is done here.
 """
 
 from __future__ import annotations
@@ -27,9 +18,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import render
 from graphene_django.views import GraphQLView, HttpError
-from graphql import DocumentNode, ExecutionResult, GraphQLError, OperationType, get_operation_ast
+from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
 from graphql.execution import execute, get_variable_values
 
 from core.metrics.instruments import graphql_errors
@@ -47,7 +37,6 @@ INTERNAL_ERROR = "Internal server error."
 # RFC 9110 9.3.2: HEAD is GET without the content (the server leaves the body out).
 READ_METHODS = ("GET", "HEAD")
 ALLOWED_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
-DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
 # Request errors (no `data`) that application/graphql-response+json answers 422, as the
 # contract and issue 15 decide; the others (parse, operation) are 400, as with application/json.
 UNPROCESSABLE = frozenset({"validation", "variables"})
@@ -143,10 +132,6 @@ class SiteGraphQLView(GraphQLView):
     def can_display_graphiql(cls, request: HttpRequest, data: dict[str, Any]) -> bool:
         return request.method in READ_METHODS and super().can_display_graphiql(request, data)
 
-    def render_graphiql(self, request: HttpRequest, **data: Any) -> HttpResponse:
-        context = {"endpoint": request.path, "default_query": DEFAULT_QUERY}
-        return render(request, self.graphiql_template, context)
-
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         if request.method != "POST":
             return {}
@@ -195,13 +180,22 @@ class SiteGraphQLView(GraphQLView):
         _check_request_parameters(request, data, query, variables, operation_name)
         schema = self.schema.graphql_schema
         try:
-            document = valid_document(schema, query, self.validation_rules)
-        except InvalidDocument as refused:
-            if refused.document is not None:
-                _refuse_mutation_over_get(request, refused.document, operation_name)
-            self.failure = "parse" if refused.document is None else "validation"
-            return self._counted(ExecutionResult(errors=refused.errors))
-        _refuse_mutation_over_get(request, document, operation_name)
+            document, refused = valid_document(schema, query, self.validation_rules), None
+        except InvalidDocument as error:
+            document, refused = error.document, error
+        operation = None if document is None else get_operation_ast(document, operation_name)
+        if (
+            request.method in READ_METHODS
+            and operation
+            and operation.operation != OperationType.QUERY
+        ):
+            raise HttpError(
+                HttpResponseNotAllowed(["POST"]),
+                f"A {operation.operation.value} must be sent with POST.",
+            )
+        if refused is not None:
+            self.failure = "parse" if document is None else "validation"
+            return ExecutionResult(errors=refused.errors)
         result = execute(
             schema,
             document,
@@ -212,60 +206,32 @@ class SiteGraphQLView(GraphQLView):
             middleware=self.get_middleware(request),
             execution_context_class=self.execution_context_class,
         )
-        # Errors raised before any field ran (variables that do not coerce, an operation that
-        # cannot be selected) leave no data and no path: the request could not run.
+        # Errors raised before any field ran leave no data and no path: the request could not
+        # run. Which step of ExecuteRequest() refused: CoerceVariableValues() (asked again
+        # through graphql-core's public get_variable_values), else GetOperation() or the
+        # schema's root type for the operation.
         if result.data is None and result.errors and not any(e.path for e in result.errors):
-            self.failure = self._request_failure(document, variables, operation_name)
-        return self._counted(result)
-
-    def _request_failure(
-        self, document: DocumentNode, variables: dict[str, Any] | None, operation_name: str | None
-    ) -> str:
-        """Which step of ExecuteRequest() refused: GetOperation(), CoerceVariableValues() (asked
-        again through graphql-core's public `get_variable_values`, only for a refused request),
-        or the schema's root type for the operation."""
-        operation = get_operation_ast(document, operation_name)
-        if operation is None:
-            return "operation"
-        coerced = get_variable_values(
-            self.schema.graphql_schema, operation.variable_definitions or (), variables or {}
-        )
-        return "variables" if isinstance(coerced, list) else "operation"
-
-    def _counted(self, result: ExecutionResult) -> ExecutionResult:
-        """The metrics' kinds: the step that refused the request, or, for errors raised while it
-        ran, `execution` (a time budget, an error a resolver meant) and `internal` (a fault)."""
-        errors = result.errors or []
-        if self.failure is not None:
-            graphql_errors(self.failure, len(errors))
-            return result
-        internal = sum(1 for error in errors if _is_fault(error))
-        graphql_errors("internal", internal)
-        graphql_errors("execution", len(errors) - internal)
+            definitions = (operation.variable_definitions if operation else None) or ()
+            coerced = get_variable_values(schema, definitions, variables or {})
+            self.failure = "variables" if isinstance(coerced, list) else "operation"
         return result
 
-    @staticmethod
-    def format_error(error: Exception) -> dict[str, Any]:
+    def format_error(self, error: Exception) -> dict[str, Any]:
+        """Each error of an answer, counted by kind in the metrics: the step that refused the
+        request, else `execution` (a time budget, an error a resolver meant) or `internal`."""
         if isinstance(error, HttpError):
             graphql_errors("request")
             return {"message": error.message}
-        if not isinstance(error, GraphQLError):
-            logger.error("GraphQL request failed", exc_info=error)
-            return {"message": INTERNAL_ERROR}
-        if _is_fault(error):
-            # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
-            logger.error("GraphQL resolver failed at %s", error.path, exc_info=error.original_error)
-            formatted = error.formatted
-            formatted["message"] = INTERNAL_ERROR
-            formatted.pop("extensions", None)
-            return formatted
-        return error.formatted
-
-
-def _is_fault(error: GraphQLError) -> bool:
-    """An exception a resolver did not mean as an answer (any but a GraphQLError)."""
-    original = error.original_error
-    return original is not None and not isinstance(original, GraphQLError)
+        original = error.original_error
+        if original is None or isinstance(original, GraphQLError):
+            graphql_errors(self.failure or "execution")
+            return error.formatted
+        # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
+        graphql_errors("internal")
+        logger.error("GraphQL resolver failed at %s", error.path, exc_info=original)
+        formatted = error.formatted
+        formatted.pop("extensions", None)
+        return {**formatted, "message": INTERNAL_ERROR}
 
 
 def _check_request_parameters(
@@ -289,18 +255,3 @@ def _check_request_parameters(
             raise _refusal(400, "extensions must be a JSON object.") from None
     if extensions is not None and not isinstance(extensions, dict):
         raise _refusal(400, "extensions must be a JSON object.")
-
-
-def _refuse_mutation_over_get(
-    request: HttpRequest, document: DocumentNode, operation_name: str | None
-) -> None:
-    operation = get_operation_ast(document, operation_name)
-    if (
-        request.method in READ_METHODS
-        and operation is not None
-        and operation.operation != OperationType.QUERY
-    ):
-        raise HttpError(
-            HttpResponseNotAllowed(["POST"]),
-            f"A {operation.operation.value} must be sent with POST.",
-        )
