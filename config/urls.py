@@ -7,7 +7,7 @@ from core.health import healthz, livez, readyz
 from core.metrics.views import metrics
 from core.pages import front_door, to_slash_form, unknown_path
 from core.problems import problem_doc
-from graphapi.views import StarWarsGraphQLView
+from graphapi.views import SiteGraphQLView
 from rest.docs import SwaggerUIView, rel_doc, rel_index
 from soapcalc.views import calculator
 
@@ -37,7 +37,7 @@ urlpatterns = [
     path("docs/problems/<slug:slug>", problem_doc, name="problem-doc"),
     # GraphQL: no cookie or session is read, so there is nothing for a cross-site request to
     # ride on.
-    path("graphql", csrf_exempt(StarWarsGraphQLView.as_view()), name="graphql"),
+    path("graphql", csrf_exempt(SiteGraphQLView.as_view()), name="graphql"),
     path("soap/calculator", calculator, name="soap-calculator"),
 ]
 

@@ -11,16 +11,13 @@ megabytes at worst.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from django.conf import settings
-from graphql import DocumentNode, GraphQLError, GraphQLSchema, parse, validate
+from graphql import DocumentNode, GraphQLError, GraphQLSchema, ValidationRule, parse, validate
 
-from graphapi.validation import (
-    name_the_limits,
-    validation_rules,
-    without_repeated_leaf_fields,
-)
+from graphapi.validation import name_the_limits, without_repeated_leaf_fields
 
 _CACHED_DOCUMENTS = 64
 _CACHEABLE_LENGTH = 2000
@@ -35,11 +32,13 @@ class InvalidDocument(Exception):
         self.document = document
 
 
-def valid_document(schema: GraphQLSchema, query: str) -> DocumentNode:
-    """The parsed document, if it parses and passes validation; InvalidDocument otherwise."""
+def valid_document(
+    schema: GraphQLSchema, query: str, rules: Sequence[type[ValidationRule]]
+) -> DocumentNode:
+    """The parsed document, if it parses and passes `rules`; InvalidDocument otherwise."""
     if len(query) > _CACHEABLE_LENGTH:
-        return _parse_and_validate(schema, query, _rule_settings())
-    return _cached(schema, query, _rule_settings())
+        return _parse_and_validate(schema, query, rules, _rule_settings())
+    return _cached(schema, query, tuple(rules), _rule_settings())
 
 
 def _rule_settings() -> tuple[object, ...]:
@@ -52,7 +51,10 @@ def _rule_settings() -> tuple[object, ...]:
 
 
 def _parse_and_validate(
-    schema: GraphQLSchema, query: str, rule_settings: tuple[object, ...]
+    schema: GraphQLSchema,
+    query: str,
+    rules: Sequence[type[ValidationRule]],
+    rule_settings: tuple[object, ...],
 ) -> DocumentNode:
     try:
         # The token limit is enforced here too: "Document contains more than N tokens."
@@ -60,7 +62,7 @@ def _parse_and_validate(
     except GraphQLError as error:
         raise InvalidDocument([error], None) from None
     document = without_repeated_leaf_fields(document)
-    errors = name_the_limits(validate(schema, document, validation_rules()))
+    errors = name_the_limits(validate(schema, document, rules))
     if errors:
         raise InvalidDocument(errors, document)
     return document

@@ -2,7 +2,8 @@
 
 Each refusal is a GraphQL error whose message names the limit. The limits are read from the
 settings on every request (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_TOKENS,
-GRAPHQL_INTROSPECTION). The token limit is enforced twice: by the parser on the text as sent,
+GRAPHQL_INTROSPECTION), so VALIDATION_RULES, the view's `validation_rules`, is one
+fixed list. The token limit is enforced twice: by the parser on the text as sent,
 before any rule runs, and by MaxTokensRule on each operation with its fragments expanded.
 """
 
@@ -210,13 +211,23 @@ class MaxTokensRule(_FragmentWalker):
         return count
 
 
-def validation_rules() -> list[type[ValidationRule]]:
-    """graphql-core's standard rules plus ours (a custom list replaces the standard one)."""
-    rules = [*specified_rules, MaxDepthRule, MaxAliasesRule, MaxTokensRule]
-    if not settings.GRAPHQL_INTROSPECTION:
-        # Refuses __schema and __type only; __typename stays available.
-        rules.append(NoSchemaIntrospectionCustomRule)
-    return rules
+class IntrospectionSwitch(NoSchemaIntrospectionCustomRule):
+    """graphql-core's rule (refuses __schema and __type; __typename stays available) while
+    GRAPHQL_INTROSPECTION is off."""
+
+    def enter_field(self, node: FieldNode, *args: Any) -> None:
+        if not settings.GRAPHQL_INTROSPECTION:
+            super().enter_field(node, *args)
+
+
+# graphql-core's standard rules plus ours (a custom list replaces the standard one).
+VALIDATION_RULES = (
+    *specified_rules,
+    MaxDepthRule,
+    MaxAliasesRule,
+    MaxTokensRule,
+    IntrospectionSwitch,
+)
 
 
 def name_the_limits(errors: list[GraphQLError]) -> list[GraphQLError]:

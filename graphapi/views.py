@@ -1,22 +1,15 @@
-"""The /graphql endpoint: GraphQL over HTTP on top of graphene-django's view.
+"""The /graphql endpoint: graphene-django's GraphQLView, extended through its hooks.
 
-What this adds to graphene-django (see docs/graphql.md):
-- `application/graphql-response+json` when the client prefers it, with the status codes of the
-  GraphQL-over-HTTP draft (400 for a document that does not parse or an operation that cannot
-  be selected, 422 for one that fails validation or variables that do not coerce); otherwise
-  `application/json` with graphene-django's codes, as the contract says (a request error, no
-  `data`, is a 400; the draft's SHOULD of 200 is not followed: see
-  docs/decisions/graphql-over-http-status-codes.md);
-- 415 for a body that is neither JSON nor a GraphQL document, 413 for one over MAX_BODY_BYTES;
-- the token limit in the parser and after fragment expansion, the depth, aliases and
-  introspection rules, the time budget;
-- GraphiQL for browsers, from static files of this site only;
-- no exception text from an unexpected fault in any response.
+Its `dispatch` serves every request; the field middleware (the time budget, settings.GRAPHENE),
+the execution context and the validation rules are its options. Around it: HEAD, the read limit
+and `application/graphql-response+json` with the GraphQL-over-HTTP draft's status codes; in its
+hooks: 413/415 and malformed bodies, the documents kept per process (graphapi.documents), no
+exception text in any answer. docs/graphql.md says what each does, docs/decisions/graphql-view.md
+why it is done here.
 """
 
 from __future__ import annotations
 
-import enum
 import json
 import logging
 import time
@@ -25,22 +18,15 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import render
 from graphene_django.views import GraphQLView, HttpError
-from graphql import (
-    DocumentNode,
-    ExecutionResult,
-    GraphQLError,
-    OperationType,
-    execute,
-    get_operation_ast,
-)
-from graphql.execution import get_variable_values
+from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
+from graphql.execution import execute, get_variable_values
 
 from core.metrics.instruments import graphql_errors
 from core.ratelimit import charge_read, count_read
 from graphapi.documents import InvalidDocument, valid_document
-from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext, TimeBudget
+from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext
+from graphapi.validation import VALIDATION_RULES
 
 logger = logging.getLogger(__name__)
 
@@ -51,98 +37,85 @@ INTERNAL_ERROR = "Internal server error."
 # RFC 9110 9.3.2: HEAD is GET without the content (the server leaves the body out).
 READ_METHODS = ("GET", "HEAD")
 ALLOWED_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
-DEFAULT_QUERY = "{\n  film(id: 1) {\n    title\n    planets {\n      name\n    }\n  }\n}\n"
+# Request errors (no `data`) that application/graphql-response+json answers 422, as the
+# contract and issue 15 decide; the others (parse, operation) are 400, as with application/json.
+UNPROCESSABLE = frozenset({"validation", "variables"})
 
 
-class Failure(enum.Enum):
-    """Where a request stopped before execution, which decides its status code."""
-
-    PARSE = "parse"
-    VALIDATION = "validation"
-    OPERATION = "operation"  # no operation to select, or one the schema cannot run
-    VARIABLES = "variables"  # CoerceVariableValues() raised a request error
-
-
-# With application/graphql-response+json a response without `data` must be a 4xx (the draft,
-# "Status Codes", "application/graphql-response+json"). Validation and variable coercion
-# failures are 422, as the contract and issue 15 decide, where the draft's examples suggest 400
-# (docs/decisions/graphql-over-http-status-codes.md).
-GRAPHQL_RESPONSE_STATUS = {
-    Failure.PARSE: 400,
-    Failure.VALIDATION: 422,
-    Failure.OPERATION: 400,
-    Failure.VARIABLES: 422,
-}
-
-
-def _error_response(status: int, message: str, headers: dict[str, str] | None = None) -> HttpError:
+def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -> HttpError:
     return HttpError(HttpResponse(status=status, headers=headers), message)
 
 
-class StarWarsGraphQLView(GraphQLView):
+class SiteGraphQLView(GraphQLView):
+    """/graphql: the Star Wars catalogue, blogs and articles."""
+
+    graphiql = True
     graphiql_template = "graphapi/graphiql.html"
+    execution_context_class = BudgetedExecutionContext
+    validation_rules = VALIDATION_RULES
+    # Which step refused the request (graphql_errors' kind), set by execute_graphql_request.
+    failure: str | None = None
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         setattr(request, STARTED_ATTRIBUTE, time.monotonic())
-        media_type = self.response_media_type(request)
-        try:
-            if request.method not in ALLOWED_METHODS:
-                raise HttpError(
-                    HttpResponseNotAllowed(ALLOWED_METHODS),
-                    "GraphQL accepts GET, HEAD and POST only.",
-                )
-            if request.method in READ_METHODS and self.can_display_graphiql(request, {}):
-                return self.render_graphiql(request)
-            self._within_the_read_limit(request)
-            if request.method == "OPTIONS":
-                # RFC 9110 9.3.7: the methods, as a REST resource answers them (and counted as
-                # a read, as there); no CORS grant, the site makes none.
-                return self._limited(
-                    request, HttpResponse(headers={"Allow": ", ".join(ALLOWED_METHODS)})
-                )
-            try:
-                status, body = self.run(request, self.parse_body(request), media_type)
-            finally:
-                self._charge_the_work(request)
-        except HttpError as error:
-            graphql_errors("request")
-            response = error.response
-            response.content = self.json_encode(request, {"errors": [{"message": error.message}]})
-            response["Content-Type"] = media_type
-            return self._limited(request, self._negotiated(response))
-        response = HttpResponse(
-            self.json_encode(request, body), status=status, content_type=media_type
-        )
-        return self._limited(request, self._negotiated(response))
-
-    @staticmethod
-    def _within_the_read_limit(request: HttpRequest) -> None:
-        """A GraphQL request counts against the client's read limit, as a REST read does."""
-        limit = count_read(request)
-        if limit is not None and limit.exceeded:
-            raise _error_response(
-                429,
-                f"Too many requests: the read limit is {limit.quota} per {limit.window} s;"
-                f" retry in {limit.reset} s.",
-                {"Retry-After": str(limit.reset)},
+        graphiql = self.can_display_graphiql(request, {})
+        if request.method not in ALLOWED_METHODS:
+            response = self._answer(
+                request,
+                HttpResponseNotAllowed(ALLOWED_METHODS),
+                "GraphQL accepts GET, HEAD and POST only.",
             )
-
-    @staticmethod
-    def _charge_the_work(request: HttpRequest) -> None:
-        """Then its work: every GRAPHQL_READ_COST_MS of time it used counts as one read more, so
-        that a client spending the whole time budget (2 s: 20 reads more) cannot crowd out
-        readers."""
-        used_ms = (time.monotonic() - getattr(request, STARTED_ATTRIBUTE)) * 1000
-        if (extra := int(used_ms // settings.GRAPHQL_READ_COST_MS)) > 0:
-            charge_read(request, extra)
+        elif not graphiql and (limit := count_read(request)) is not None and limit.exceeded:
+            message = (
+                f"Too many requests: the read limit is {limit.quota} per {limit.window} s;"
+                f" retry in {limit.reset} s."
+            )
+            response = self._answer(request, HttpResponse(status=429), message)
+            response["Retry-After"] = str(limit.reset)
+        elif request.method == "OPTIONS":
+            # RFC 9110 9.3.7: the methods, as a REST resource answers them (and counted as a
+            # read, as there); no CORS grant, the site makes none.
+            return self._limited(
+                request, HttpResponse(headers={"Allow": ", ".join(ALLOWED_METHODS)})
+            )
+        else:
+            # graphene-django's dispatch serves GET and POST; a HEAD is served as its GET.
+            method = request.method
+            request.method = "GET" if method == "HEAD" else method
+            try:
+                response = super().dispatch(request, *args, **kwargs)
+            finally:
+                request.method = method
+                if not graphiql:
+                    self._charge_the_work(request)
+            # Its dispatch is decorated with ensure_csrf_cookie; this surface uses no cookie.
+            response.cookies.pop(settings.CSRF_COOKIE_NAME, None)
+        response["Vary"] = "Accept"
+        if graphiql:
+            return response
+        response["Content-Type"] = self.response_media_type(request)
+        return self._limited(request, response)
 
     @staticmethod
     def _limited(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        state = getattr(request, "rate_limit", None)
-        if state is not None:
+        if (state := getattr(request, "rate_limit", None)) is not None:
             for name, value in state.headers().items():
                 response[name] = value
         return response
+
+    def _answer(self, request: HttpRequest, response: HttpResponse, message: str) -> HttpResponse:
+        """A refusal before graphene-django's dispatch, in the form of its HttpError answers."""
+        graphql_errors("request")
+        response.content = self.json_encode(request, {"errors": [{"message": message}]})
+        return response
+
+    @staticmethod
+    def _charge_the_work(request: HttpRequest) -> None:
+        """Every GRAPHQL_READ_COST_MS of time a request used counts as one read more, so that a
+        client spending the whole time budget (2 s: 20 reads more) cannot crowd out readers."""
+        used_ms = (time.monotonic() - getattr(request, STARTED_ATTRIBUTE)) * 1000
+        if (extra := int(used_ms // settings.GRAPHQL_READ_COST_MS)) > 0:
+            charge_read(request, extra)
 
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
@@ -155,180 +128,130 @@ class StarWarsGraphQLView(GraphQLView):
             return JSON
         return request.get_preferred_type([GRAPHQL_RESPONSE, JSON]) or JSON
 
-    @staticmethod
-    def _negotiated(response: HttpResponse) -> HttpResponse:
-        response["Vary"] = "Accept"
-        return response
-
-    def render_graphiql(self, request: HttpRequest, **data: Any) -> HttpResponse:
-        response = render(
-            request,
-            self.graphiql_template,
-            {"endpoint": request.path, "default_query": DEFAULT_QUERY},
-        )
-        return self._negotiated(response)
+    @classmethod
+    def can_display_graphiql(cls, request: HttpRequest, data: dict[str, Any]) -> bool:
+        return request.method in READ_METHODS and super().can_display_graphiql(request, data)
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         if request.method != "POST":
             return {}
         content_type = self.get_content_type(request)
         if content_type not in BODY_TYPES:
-            raise _error_response(
+            raise _refusal(
                 415,
                 "Send the request as application/json (or application/graphql), "
                 f"not {content_type or 'a body without Content-Type'}.",
                 {"Accept-Post": ", ".join(BODY_TYPES)},
             )
         try:
-            raw = request.body
+            text = request.body.decode("utf-8")
         except RequestDataTooBig:
-            raise _error_response(
-                413, f"The request body is larger than {settings.MAX_BODY_BYTES} bytes."
-            ) from None
-        try:
-            text = raw.decode("utf-8")
+            message = f"The request body is larger than {settings.MAX_BODY_BYTES} bytes."
+            raise _refusal(413, message) from None
         except UnicodeDecodeError:
-            raise _error_response(400, "The request body is not UTF-8.") from None
+            raise _refusal(400, "The request body is not UTF-8.") from None
         if content_type == "application/graphql":
             return {"query": text}
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):  # RecursionError: arrays nested 100,000 deep
-            raise _error_response(400, "The request body is not valid JSON.") from None
+            raise _refusal(400, "The request body is not valid JSON.") from None
         if not isinstance(data, dict):
-            raise _error_response(400, "The request body must be a JSON object.")
+            raise _refusal(400, "The request body must be a JSON object.")
         return data
 
-    def request_params(
-        self, request: HttpRequest, data: dict[str, Any]
-    ) -> tuple[str, dict[str, Any] | None, str | None]:
-        query, variables, operation_name, _ = self.get_graphql_params(request, data)
-        if not query:
-            raise _error_response(400, "Must provide query string.")
-        if not isinstance(query, str):
-            raise _error_response(400, "query must be a string.")
-        if variables is not None and not isinstance(variables, dict):
-            raise _error_response(400, "variables must be a JSON object.")
-        if operation_name is not None and not isinstance(operation_name, str):
-            raise _error_response(400, "operationName must be a string.")
-        self._check_extensions(request, data)
-        return query, variables or None, operation_name
+    def get_response(
+        self, request: HttpRequest, data: dict[str, Any], show_graphiql: bool = False
+    ) -> tuple[str | None, int]:
+        body, status = super().get_response(request, data, show_graphiql)
+        if self.failure in UNPROCESSABLE and self.response_media_type(request) == GRAPHQL_RESPONSE:
+            status = 422
+        return body, status
 
-    @staticmethod
-    def _check_extensions(request: HttpRequest, data: dict[str, Any]) -> None:
-        """The draft's request parameters: {extensions}, when given, is a map. No extension is
-        understood, so a well-formed one is ignored; any other value is not a well-formed
-        GraphQL-over-HTTP request (400)."""
-        extensions = data.get("extensions") if request.method == "POST" else None
-        if request.method in READ_METHODS and "extensions" in request.GET:
-            try:
-                extensions = json.loads(request.GET["extensions"])
-            except (ValueError, RecursionError):
-                raise _error_response(400, "extensions must be a JSON object.") from None
-        if extensions is not None and not isinstance(extensions, dict):
-            raise _error_response(400, "extensions must be a JSON object.")
-
-    def run(
-        self, request: HttpRequest, data: dict[str, Any], media_type: str
-    ) -> tuple[int, dict[str, Any]]:
-        query, variables, operation_name = self.request_params(request, data)
-        result, failure = self.execute_document(request, query, variables, operation_name)
-        body: dict[str, Any] = {}
-        if result.errors:
-            body["errors"] = [self.format_error(error) for error in result.errors]
-            _count_errors(body["errors"], failure)
-        if failure is None:
-            return 200, {"data": result.data, **body}
-        # A request error: the response has no `data` (GraphQL spec, "Response Format").
-        if media_type == GRAPHQL_RESPONSE:
-            return GRAPHQL_RESPONSE_STATUS[failure], body
-        # application/json keeps graphene-django's codes, as the contract says: a request error
-        # (no `data`) is a 400. The draft's "Status Codes", "application/json" would say 200
-        # (a SHOULD); docs/decisions/graphql-over-http-status-codes.md says why not.
-        return 400, body
-
-    def execute_document(
+    def execute_graphql_request(
         self,
         request: HttpRequest,
-        query: str,
-        variables: dict[str, Any] | None,
-        operation_name: str | None,
-    ) -> tuple[ExecutionResult, Failure | None]:
+        data: dict[str, Any],
+        query: Any,
+        variables: Any,
+        operation_name: Any,
+        show_graphiql: bool = False,
+    ) -> ExecutionResult:
+        _check_request_parameters(request, data, query, variables, operation_name)
+        schema = self.schema.graphql_schema
         try:
-            document = valid_document(self.schema.graphql_schema, query)
-        except InvalidDocument as refused:
-            if refused.document is None:
-                return ExecutionResult(errors=refused.errors), Failure.PARSE
-            self._refuse_mutation_over_get(request, refused.document, operation_name)
-            return ExecutionResult(errors=refused.errors), Failure.VALIDATION
-        self._refuse_mutation_over_get(request, document, operation_name)
-
-        result = execute(
-            self.schema.graphql_schema,
-            document,
-            context_value=request,
-            variable_values=variables,
-            operation_name=operation_name,
-            execution_context_class=BudgetedExecutionContext,
-            middleware=[TimeBudget()],
-        )
-        # Errors raised before any field ran (variables that do not coerce, an operation that
-        # cannot be selected) leave no data and no path: the request could not run.
-        if result.data is None and result.errors and not any(e.path for e in result.errors):
-            return result, self._request_failure(document, variables, operation_name)
-        return result, None
-
-    def _request_failure(
-        self, document: DocumentNode, variables: dict[str, Any] | None, operation_name: str | None
-    ) -> Failure:
-        """Which step of ExecuteRequest() refused: GetOperation(), CoerceVariableValues() (asked
-        again through graphql-core's public `get_variable_values`, only for a refused request),
-        or the schema's root type for the operation."""
-        operation = get_operation_ast(document, operation_name)
-        if operation is None:
-            return Failure.OPERATION
-        coerced = get_variable_values(
-            self.schema.graphql_schema, operation.variable_definitions or (), variables or {}
-        )
-        return Failure.VARIABLES if isinstance(coerced, list) else Failure.OPERATION
-
-    @staticmethod
-    def _refuse_mutation_over_get(
-        request: HttpRequest, document: DocumentNode, operation_name: str | None
-    ) -> None:
-        operation = get_operation_ast(document, operation_name)
+            document, refused = valid_document(schema, query, self.validation_rules), None
+        except InvalidDocument as error:
+            document, refused = error.document, error
+        operation = None if document is None else get_operation_ast(document, operation_name)
         if (
             request.method in READ_METHODS
-            and operation is not None
+            and operation
             and operation.operation != OperationType.QUERY
         ):
             raise HttpError(
                 HttpResponseNotAllowed(["POST"]),
                 f"A {operation.operation.value} must be sent with POST.",
             )
+        if refused is not None:
+            self.failure = "parse" if document is None else "validation"
+            return ExecutionResult(errors=refused.errors)
+        result = execute(
+            schema,
+            document,
+            root_value=self.get_root_value(request),
+            context_value=self.get_context(request),
+            variable_values=variables,
+            operation_name=operation_name,
+            middleware=self.get_middleware(request),
+            execution_context_class=self.execution_context_class,
+        )
+        # Errors raised before any field ran leave no data and no path: the request could not
+        # run. Which step of ExecuteRequest() refused: CoerceVariableValues() (asked again
+        # through graphql-core's public get_variable_values), else GetOperation() or the
+        # schema's root type for the operation.
+        if result.data is None and result.errors and not any(e.path for e in result.errors):
+            definitions = (operation.variable_definitions if operation else None) or ()
+            coerced = get_variable_values(schema, definitions, variables or {})
+            self.failure = "variables" if isinstance(coerced, list) else "operation"
+        return result
 
-    @staticmethod
-    def format_error(error: Exception) -> dict[str, Any]:
-        if not isinstance(error, GraphQLError):
-            logger.error("GraphQL request failed", exc_info=error)
-            return {"message": INTERNAL_ERROR}
+    def format_error(self, error: Exception) -> dict[str, Any]:
+        """Each error of an answer, counted by kind in the metrics: the step that refused the
+        request, else `execution` (a time budget, an error a resolver meant) or `internal`."""
+        if isinstance(error, HttpError):
+            graphql_errors("request")
+            return {"message": error.message}
         original = error.original_error
-        if original is not None and not isinstance(original, GraphQLError):
-            # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
-            logger.error("GraphQL resolver failed at %s", error.path, exc_info=original)
-            formatted = error.formatted
-            formatted["message"] = INTERNAL_ERROR
-            formatted.pop("extensions", None)
-            return formatted
-        return error.formatted
+        if original is None or isinstance(original, GraphQLError):
+            graphql_errors(self.failure or "execution")
+            return error.formatted
+        # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
+        graphql_errors("internal")
+        logger.error("GraphQL resolver failed at %s", error.path, exc_info=original)
+        formatted = error.formatted
+        formatted.pop("extensions", None)
+        return {**formatted, "message": INTERNAL_ERROR}
 
 
-def _count_errors(errors: list[dict[str, Any]], failure: Failure | None) -> None:
-    """The metrics' kinds: the step that refused the request, or, for errors raised while it
-    ran, `execution` (a time budget, an error a resolver meant) and `internal` (a fault)."""
-    if failure is not None:
-        graphql_errors(failure.value, len(errors))
-        return
-    internal = sum(1 for error in errors if error["message"] == INTERNAL_ERROR)
-    graphql_errors("internal", internal)
-    graphql_errors("execution", len(errors) - internal)
+def _check_request_parameters(
+    request: HttpRequest, data: dict[str, Any], query: Any, variables: Any, operation_name: Any
+) -> None:
+    """The draft's request parameters, each of its type, else not a well-formed GraphQL-over-HTTP
+    request (400). {extensions}, when given, is a map; none is understood, so it is ignored."""
+    if not query:
+        raise _refusal(400, "Must provide query string.")
+    if not isinstance(query, str):
+        raise _refusal(400, "query must be a string.")
+    if variables is not None and not isinstance(variables, dict):
+        raise _refusal(400, "variables must be a JSON object.")
+    if operation_name is not None and not isinstance(operation_name, str):
+        raise _refusal(400, "operationName must be a string.")
+    extensions = data.get("extensions")
+    if request.method in READ_METHODS and "extensions" in request.GET:
+        try:
+            extensions = json.loads(request.GET["extensions"])
+        except (ValueError, RecursionError):
+            raise _refusal(400, "extensions must be a JSON object.") from None
+    if extensions is not None and not isinstance(extensions, dict):
+        raise _refusal(400, "extensions must be a JSON object.")

@@ -389,7 +389,9 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-GRAPHENE = {"SCHEMA": "graphapi.schema.schema"}
+# The time budget is a graphql-core field middleware (graphapi.execution); naming it also keeps
+# graphene-django's DjangoDebugMiddleware, added by default under DEBUG, out.
+GRAPHENE = {"SCHEMA": "graphapi.schema.schema", "MIDDLEWARE": ["graphapi.execution.TimeBudget"]}
 
 # /metrics answers 404 unless this is set; then it needs `Authorization: Bearer <token>`
 # (docs/production.md, "Metrics"). PROMETHEUS_MULTIPROC_DIR is read by prometheus-client itself.

@@ -10,7 +10,7 @@ import graphene
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
-from graphapi.views import StarWarsGraphQLView
+from graphapi.views import SiteGraphQLView
 
 SECRET = "password=hunter2 at /srv/app/config/settings/base.py"
 
@@ -29,5 +29,5 @@ class Query(graphene.ObjectType):
 
 
 urlpatterns = [
-    path("graphql", csrf_exempt(StarWarsGraphQLView.as_view(schema=graphene.Schema(query=Query))))
+    path("graphql", csrf_exempt(SiteGraphQLView.as_view(schema=graphene.Schema(query=Query))))
 ]
