@@ -21,7 +21,8 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views import defaults
 
-from core.pages import not_found_page, prefers_html
+from core.negotiation import HTML_MEDIA_TYPE, preferred
+from core.pages import not_found_page
 from core.surfaces import surface_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -213,7 +214,8 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     problem that the API's clients read."""
     if _wants_problem(request):
         return problem_response(request, status=404, detail="No such resource.")
-    if prefers_html(request, PROBLEM_MEDIA_TYPE):
+    # A browser ranks HTML above problem+json; on a tie (`*/*`, no Accept) the problem wins.
+    if preferred(request, [PROBLEM_MEDIA_TYPE, HTML_MEDIA_TYPE]) == HTML_MEDIA_TYPE:
         response = not_found_page(request)
     else:
         response = problem_response(request, status=404, detail="No such resource.")

@@ -3,7 +3,7 @@
 The handler answers a plain HttpResponse in `application/problem+json` instead of a DRF Response,
 so that an error is never rendered by the negotiated renderer (a client asking for text/html, or
 a client whose Accept header was refused with 406, still gets the problem document). The one
-exception is a person's browser opening a page (negotiation.is_browser_navigation): it gets the
+exception is a person's browser opening a page (core.negotiation.is_browser_navigation): it gets the
 same problem, status and headers as the browsable API's HTML page.
 """
 
@@ -22,8 +22,9 @@ from rest_framework.views import set_rollback
 
 from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
 from articles.search import SearchError
+from core.negotiation import is_browser_navigation
 from core.problems import problem_body, problem_response
-from rest.negotiation import BrowsableHalRenderer, is_browser_navigation
+from rest.negotiation import BrowsableHalRenderer
 
 logger = logging.getLogger(__name__)
 
