@@ -159,6 +159,12 @@ def problem_body(
     return body
 
 
+def fault_detail(request: HttpRequest) -> str:
+    """The detail of every 500 problem: that a fault happened and the request id it was logged
+    under; never the exception."""
+    return f"An unexpected fault; it was logged as request {getattr(request, 'request_id', '-')}."
+
+
 def problem_response(
     request: HttpRequest,
     *,
@@ -224,11 +230,7 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: the body says only that a fault happened, and the request id it was logged
-    under; never the exception."""
+    """handler500: a problem, except on the surfaces whose errors are pages (Django's)."""
     if _wants_problem(request):
-        request_id = getattr(request, "request_id", "-")
-        return problem_response(
-            request, status=500, detail=f"An unexpected fault; it was logged as {request_id}."
-        )
+        return problem_response(request, status=500, detail=fault_detail(request))
     return defaults.server_error(request)
