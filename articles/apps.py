@@ -14,21 +14,17 @@ class ArticlesConfig(AppConfig):
 
         document(rels.RELATIONS)
         # How the REST surface answers the services' domain errors.
-        register(
-            BlogArchived,
-            status=409,
-            slug="blog-archived",
-            detail="The blog is archived and read-only.",
-        )
-        register(
-            ArticleLocked, status=423, slug="locked", detail="The article is locked by the editors."
-        )
-        register(ArticleGone, status=410, slug="gone", detail="The article was deleted.")
-        register(
-            VersionConflict,
-            status=412,
-            slug="precondition-failed",
-            detail="The article changed since that version.",
-        )
+        for error, status, slug, detail in (
+            (BlogArchived, 409, "blog-archived", "The blog is archived and read-only."),
+            (ArticleLocked, 423, "locked", "The article is locked by the editors."),
+            (ArticleGone, 410, "gone", "The article was deleted."),
+            (
+                VersionConflict,
+                412,
+                "precondition-failed",
+                "The article changed since that version.",
+            ),
+        ):
+            register(error, status=status, slug=slug, detail=detail)
         # A search the database gave up on, or a `q`/`sort` refused: a 400 naming the parameter.
         register(SearchError, status=400, errors=lambda exc: {exc.parameter: [str(exc)]})

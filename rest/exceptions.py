@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
@@ -75,15 +74,9 @@ class RequestInProgress(exceptions.APIException):
     slug = "request-in-progress"
 
 
-@dataclass(frozen=True)
-class _Answer:
-    status: int
-    slug: str | None
-    detail: str | None
-    errors: Callable[[Any], dict[str, list[str]]] | None
-
-
-_ANSWERS: dict[type[Exception], _Answer] = {}
+_Errors = Callable[[Any], dict[str, list[str]]]
+# Registered domain errors: status, problem type, detail and `errors` of their problem.
+_ANSWERS: dict[type[Exception], tuple[int, str | None, str | None, _Errors | None]] = {}
 
 
 def register(
@@ -92,25 +85,12 @@ def register(
     status: int,
     slug: str | None = None,
     detail: str | None = None,
-    errors: Callable[[Any], dict[str, list[str]]] | None = None,
+    errors: _Errors | None = None,
 ) -> None:
     """Answer `error_class` (and its subclasses), raised by a service under an API view, with
     the problem of `status` and `slug`; `detail` None says the exception's own text, `errors`
     gives the problem's `errors` from the exception."""
-    _ANSWERS[error_class] = _Answer(status, slug, detail, errors)
-
-
-def _registered_response(request: HttpRequest, exc: Exception) -> HttpResponse | None:
-    for error_class, answer in _ANSWERS.items():
-        if isinstance(exc, error_class):
-            return _problem(
-                request,
-                status=answer.status,
-                slug=answer.slug,
-                detail=answer.detail or str(exc),
-                errors=answer.errors(exc) if answer.errors else None,
-            )
-    return None
+    _ANSWERS[error_class] = (status, slug, detail, errors)
 
 
 def _problem(
@@ -197,8 +177,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every exception of an API view becomes a problem."""
     request = context["request"]
     set_rollback()
-    if (registered := _registered_response(request, exc)) is not None:
-        return registered
+    for error_class, (code, slug, detail, errors) in _ANSWERS.items():
+        if isinstance(exc, error_class):
+            found = errors(exc) if errors else None
+            return _problem(
+                request, status=code, slug=slug, detail=detail or str(exc), errors=found
+            )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("No such resource.")
     elif isinstance(exc, PermissionDenied):
