@@ -1,21 +1,14 @@
-"""The strong ETags of the REST surface (RFC 9110 section 8.8.3), computed where they are needed:
-in the API's views, and in the services, which keep the tag an article had in each revision."""
+"""An article's strong ETag (RFC 9110 section 8.8.3), computed in the API's views and in the
+services, which keep the tag an article had in each revision."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
-from django.utils.http import quote_etag
+from rest.conditional import strong_etag
 
 if TYPE_CHECKING:
     from articles.models import Article
-
-
-def strong_etag(*parts: object) -> str:
-    """A strong ETag from the values that identify one state of a resource."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
-    return quote_etag(digest)
 
 
 def article_etag(article: Article) -> str:

@@ -7,8 +7,6 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanen
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-HTML_MEDIA_TYPE = "text/html"
-
 
 @require_safe
 def front_door(request: HttpRequest) -> HttpResponse:
@@ -31,17 +29,6 @@ def to_slash_form(request: HttpRequest) -> HttpResponse:
     location = request.get_full_path(force_append_slash=True)
     preserve = request.method not in ("GET", "HEAD")
     return HttpResponsePermanentRedirect(location, preserve_request=preserve)
-
-
-def prefers_html(request: HttpRequest, machine_media_type: str) -> bool:
-    """Whether the client ranks an HTML page above `machine_media_type` (RFC 9110 12.5.1).
-
-    A browser's Accept names text/html and reaches anything else only through `*/*;q=0.8`. With
-    `*/*`, or no Accept at all (curl, HTTP libraries), the two rank equal and the machine's
-    type wins.
-    """
-    preferred = request.get_preferred_type([machine_media_type, HTML_MEDIA_TYPE])
-    return preferred == HTML_MEDIA_TYPE
 
 
 def not_found_page(request: HttpRequest) -> HttpResponse:

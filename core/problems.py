@@ -21,7 +21,8 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views import defaults
 
-from core.pages import not_found_page, prefers_html
+from core.negotiation import HTML_MEDIA_TYPE, preferred
+from core.pages import not_found_page
 from core.surfaces import surface_of
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -158,6 +159,12 @@ def problem_body(
     return body
 
 
+def fault_detail(request: HttpRequest) -> str:
+    """The detail of every 500 problem: that a fault happened and the request id it was logged
+    under; never the exception."""
+    return f"An unexpected fault; it was logged as request {getattr(request, 'request_id', '-')}."
+
+
 def problem_response(
     request: HttpRequest,
     *,
@@ -213,7 +220,8 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     problem that the API's clients read."""
     if _wants_problem(request):
         return problem_response(request, status=404, detail="No such resource.")
-    if prefers_html(request, PROBLEM_MEDIA_TYPE):
+    # A browser ranks HTML above problem+json; on a tie (`*/*`, no Accept) the problem wins.
+    if preferred(request, [PROBLEM_MEDIA_TYPE, HTML_MEDIA_TYPE]) == HTML_MEDIA_TYPE:
         response = not_found_page(request)
     else:
         response = problem_response(request, status=404, detail="No such resource.")
@@ -222,11 +230,7 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: the body says only that a fault happened, and the request id it was logged
-    under; never the exception."""
+    """handler500: a problem, except on the surfaces whose errors are pages (Django's)."""
     if _wants_problem(request):
-        request_id = getattr(request, "request_id", "-")
-        return problem_response(
-            request, status=500, detail=f"An unexpected fault; it was logged as {request_id}."
-        )
+        return problem_response(request, status=500, detail=fault_detail(request))
     return defaults.server_error(request)

@@ -1,20 +1,20 @@
-"""Conditional requests (RFC 9110 section 13), in the order of section 13.2.2.
+"""Conditional requests (RFC 9110 section 13), in the order of section 13.2.2: the one evaluator
+of every cacheable resource (the API's views and the Atom feed).
 
-Django's `get_conditional_response` implements the same order but answers a bare 412; this module
-matches it step by step and raises PreconditionFailed instead, so that a 412 is a problem document
-like every other error. Views call it after authentication, authorization and the existence
-check (a 401, 403, 404 or 410 wins over 412, as section 13.2.1 requires).
+Views call it after authentication, authorization and the existence check (a 401, 403, 404 or
+410 wins over 412, as section 13.2.1 requires). Why not Django's `get_conditional_response`:
+docs/decisions/etags.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
-from django.utils.http import http_date, parse_etags, parse_http_date_safe
+from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
 
-from articles.etags import strong_etag
 from rest.exceptions import PreconditionFailed
 from rest.negotiation import HAL_FORMS_MEDIA_TYPE
 
@@ -23,6 +23,12 @@ HTML_MEDIA_TYPE = "text/html"
 # The representations whose bytes differ from the JSON body of the same state: the browsable
 # API's page, and HAL-FORMS (the JSON body plus `_templates`).
 OWN_TAG_MEDIA_TYPES = (HTML_MEDIA_TYPE, HAL_FORMS_MEDIA_TYPE)
+
+
+def strong_etag(*parts: object) -> str:
+    """A strong ETag from the values that identify one state of a resource (RFC 9110 8.8.3)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).hexdigest()[:32]
+    return quote_etag(digest)
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,12 @@ def variant_tag(etag: str, media_type: str) -> str:
     if media_type not in OWN_TAG_MEDIA_TYPES:
         return etag
     return strong_etag(etag, media_type)
+
+
+def tag_variant(request: HttpRequest, response: HttpResponse) -> None:
+    """Views set the JSON body's tag; an HTML or HAL-FORMS answer gets its own (ApiView)."""
+    if response.has_header("ETag"):
+        response["ETag"] = variant_tag(response["ETag"], rendered_media_type(request))
 
 
 def rendered_media_type(request: HttpRequest) -> str:
@@ -100,8 +112,8 @@ def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | Non
     """A 304 response for a read whose copy is current; PreconditionFailed for a failed
     precondition; None when the request goes ahead.
 
-    `validators` are those of the JSON representation; ApiView.finalize_response gives an HTML
-    or HAL-FORMS answer that variant's tag."""
+    `validators` are those of the JSON representation; `tag_variant` gives an HTML or
+    HAL-FORMS answer that variant's tag."""
     current = validators.for_variant(rendered_media_type(request))
     # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
     # ETag condition of the same kind is present).

@@ -3,14 +3,17 @@
 The handler answers a plain HttpResponse in `application/problem+json` instead of a DRF Response,
 so that an error is never rendered by the negotiated renderer (a client asking for text/html, or
 a client whose Accept header was refused with 406, still gets the problem document). The one
-exception is a person's browser opening a page (negotiation.is_browser_navigation): it gets the
-same problem, status and headers as the browsable API's HTML page.
+exception is a person's browser opening a page (core.negotiation.is_browser_navigation): it
+gets the same problem, status and headers as the browsable API's HTML page. A feature says how
+its domain errors are answered with `register` (from its AppConfig.ready): this module imports
+no feature.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
@@ -20,10 +23,9 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
-from articles.search import SearchError
-from core.problems import problem_body, problem_response
-from rest.negotiation import BrowsableHalRenderer, is_browser_navigation
+from core.negotiation import is_browser_navigation
+from core.problems import fault_detail, problem_body, problem_response
+from rest.negotiation import BrowsableHalRenderer
 
 logger = logging.getLogger(__name__)
 
@@ -72,12 +74,23 @@ class RequestInProgress(exceptions.APIException):
     slug = "request-in-progress"
 
 
-_DOMAIN_ERRORS: dict[type[Exception], tuple[int, str, str]] = {
-    BlogArchived: (409, "blog-archived", "The blog is archived and read-only."),
-    ArticleLocked: (423, "locked", "The article is locked by the editors."),
-    ArticleGone: (410, "gone", "The article was deleted."),
-    VersionConflict: (412, "precondition-failed", "The article changed since that version."),
-}
+_Errors = Callable[[Any], dict[str, list[str]]]
+# Registered domain errors: status, problem type, detail and `errors` of their problem.
+_ANSWERS: dict[type[Exception], tuple[int, str | None, str | None, _Errors | None]] = {}
+
+
+def register(
+    error_class: type[Exception],
+    *,
+    status: int,
+    slug: str | None = None,
+    detail: str | None = None,
+    errors: _Errors | None = None,
+) -> None:
+    """Answer `error_class` (and its subclasses), raised by a service under an API view, with
+    the problem of `status` and `slug`; `detail` None says the exception's own text, `errors`
+    gives the problem's `errors` from the exception."""
+    _ANSWERS[error_class] = (status, slug, detail, errors)
 
 
 def _problem(
@@ -164,11 +177,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every exception of an API view becomes a problem."""
     request = context["request"]
     set_rollback()
+    for error_class, (code, slug, detail, errors) in _ANSWERS.items():
+        if isinstance(exc, error_class):
+            found = errors(exc) if errors else None
+            return _problem(
+                request, status=code, slug=slug, detail=detail or str(exc), errors=found
+            )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("No such resource.")
-    elif isinstance(exc, SearchError):
-        # A search the database gave up on (articles.search): the request's `q` is too broad.
-        exc = InvalidQueryParameter(exc.parameter, str(exc))
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, (BadRequest, SuspiciousOperation)):
@@ -178,9 +194,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
         exc = exceptions.ParseError("The request is malformed or exceeds a limit of the server.")
     if isinstance(exc, exceptions.APIException):
         return _api_exception_response(request, exc)
-    for error_class, (code, slug, detail) in _DOMAIN_ERRORS.items():
-        if isinstance(exc, error_class):
-            return _problem(request, status=code, slug=slug, detail=detail)
     if isinstance(exc, DatabaseError) and _is_disk_full(exc):
         logger.error("database out of space (request_id=%s)", _request_id(request))
         return _problem(
@@ -195,16 +208,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
             headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE_SECONDS)},
         )
     logger.exception("unexpected fault (request_id=%s)", _request_id(request))
-    return server_error_response(request)
+    return _problem(request, status=500, detail=fault_detail(request))
 
 
 def _request_id(request: HttpRequest) -> str:
     return getattr(request, "request_id", "-")
-
-
-def server_error_response(request: HttpRequest) -> HttpResponse:
-    return _problem(
-        request,
-        status=500,
-        detail=f"An unexpected fault; it was logged as request {_request_id(request)}.",
-    )

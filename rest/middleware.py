@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from rest_framework.response import Response
 
 from core.middleware import Handler
-from core.problems import PROBLEM_MEDIA_TYPE, problem_response
+from core.problems import PROBLEM_MEDIA_TYPE, fault_detail, problem_response
 from core.surfaces import Surface, surface_of
 
 # Errors under /api/ are problem documents for every client, browsers included.
@@ -61,11 +61,10 @@ class ApiProblemFallbackMiddleware:
             and not isinstance(response, Response)
         ):
             if response.status_code >= 500:
-                request_id = getattr(request, "request_id", "-")
-                detail = f"An unexpected fault; it was logged as {request_id}."
+                detail = fault_detail(request)
+            elif response.status_code == 404:
+                detail = "No such resource."
             else:
                 detail = "The request cannot be served."
-            if response.status_code == 404:
-                detail = "No such resource."
             return problem_response(request, status=response.status_code, detail=detail)
         return response

@@ -12,13 +12,14 @@ from django.utils.http import parse_header_parameters
 from django.utils.safestring import mark_safe
 from drf_hal_json.parsers import JsonHalParser
 from drf_hal_json.renderers import JsonHalRenderer
-from rest_framework.exceptions import ParseError, UnsupportedMediaType
+from rest_framework.exceptions import NotAcceptable, ParseError, UnsupportedMediaType
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.versioning import AcceptHeaderVersioning
 from uritemplate import URITemplate
 
+from core.negotiation import best_match
 from core.problems import PROBLEM_MEDIA_TYPE
 
 API_VERSION = "1.2"
@@ -37,13 +38,8 @@ class PlainJsonRenderer(JSONRenderer):
 
 class HalFormsRenderer(HalJsonRenderer):
     """application/prs.hal-forms+json (HAL-FORMS): the HAL body, and on an article page and an
-    article the `_templates` of the writes they offer (articles.api.forms).
-
-    Chosen when the client names it more specifically than the other types it accepts: DRF
-    ranks the Accept header's media ranges by specificity, then by the order of the renderers,
-    not by q-value, so a client accepting application/hal+json as well (ketting's default
-    Accept) gets plain HAL. docs/decisions/hal-forms.md says why.
-    """
+    article the `_templates` of the writes they offer (articles.api.forms). Chosen when the
+    client ranks it highest, as ketting's default Accept does (docs/decisions/hal-forms.md)."""
 
     media_type = HAL_FORMS_MEDIA_TYPE
     format = "hal-forms"
@@ -174,27 +170,6 @@ def _query_only_expansion(url: str) -> str | None:
     return None
 
 
-# WHATWG Fetch ("fetching", the default Accept of a request whose destination is "document"):
-# a browser's navigation sends `text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8`.
-# API clients that want HTML name text/html, not XHTML.
-_NAVIGATION_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-
-
-def is_browser_navigation(request: Any) -> bool:
-    """Whether the request is a person's browser opening a page: then an error is shown as the
-    browsable API's HTML page; everyone else gets application/problem+json."""
-    named = set()
-    for part in request.META.get("HTTP_ACCEPT", "").split(","):
-        media_type, params = parse_header_parameters(part)
-        try:
-            quality = float(params.get("q", "1"))
-        except ValueError:
-            continue
-        if quality > 0:
-            named.add(media_type.lower())
-    return named >= _NAVIGATION_TYPES
-
-
 def _load_json(parser: JSONParser, stream: Any, media_type: Any, parser_context: Any) -> Any:
     try:
         return JSONParser.parse(parser, stream, media_type, parser_context)
@@ -222,10 +197,22 @@ BODY_DETAIL = "Send the body as application/json or application/hal+json, in UTF
 
 
 class StrictContentNegotiation(DefaultContentNegotiation):
-    """Request bodies: a Content-Type names one media type (RFC 9110 8.3), never a range such as
+    """Answers: the renderer of the type the Accept header ranks highest (core.negotiation).
+
+    Request bodies: a Content-Type names one media type (RFC 9110 8.3), never a range such as
     `*/*` or `application/*`, which DRF's matching would take for JSON; and the text is UTF-8
     (RFC 8259 8.1), whatever other codec a `charset` parameter names (utf-7 would turn
     `+ADw-script+AD4-` into `<script>`)."""
+
+    def select_renderer(self, request: Any, renderers: Any, format_suffix: Any = None) -> Any:
+        by_type = {renderer.media_type: renderer for renderer in renderers}
+        match = best_match(request.headers.get("Accept"), list(by_type))
+        if match is None:
+            raise NotAcceptable(available_renderers=renderers)
+        media_type, accepted = match
+        # The range's parameters go with the type: `version` (MediaTypeVersioning), `indent`.
+        params = (f"{name}={value}" for name, value in accepted.range_params.items())
+        return by_type[media_type], "; ".join((media_type, *params))
 
     def select_parser(self, request: Any, parsers: Any) -> Any:
         media_type, params = parse_header_parameters(request.content_type or "")

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from articles.api.permissions import WritesNeedToken
 from core.ratelimit import ReadRateThrottle, WriteRateThrottle
 from rest.authentication import AccessTokenAuthentication
-from rest.conditional import rendered_media_type, variant_tag
+from rest.conditional import tag_variant
 from rest.exceptions import ServiceUnavailable, exception_handler
 from rest.negotiation import (
     BrowsableHalRenderer,
@@ -52,8 +52,7 @@ class ApiView(APIView):
         self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         response = super().finalize_response(request, response, *args, **kwargs)
-        if response.has_header("ETag"):
-            response["ETag"] = variant_tag(response["ETag"], rendered_media_type(request))
+        tag_variant(request, response)
         state = getattr(request, "rate_limit", None)
         if state is not None:
             for name, value in state.headers().items():

@@ -19,6 +19,7 @@ from django.utils.http import parse_header_parameters
 from django.views.decorators.csrf import csrf_exempt
 
 from core.metrics.instruments import soap_fault
+from core.negotiation import preferred
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.operation import answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
@@ -113,7 +114,10 @@ def _get(request: HttpRequest) -> HttpResponse:
     for kind in ("wsdl2", "wsdl"):
         if kind in names:
             address = request.build_absolute_uri(reverse("soap-calculator"))
-            media_type = _labelled_for(request, _DESCRIPTION_TYPES[kind])
+            # A description is served whatever the Accept header.
+            media_type = (
+                _labelled_for(request, _DESCRIPTION_TYPES[kind]) or _DESCRIPTION_TYPES[kind]
+            )
             response = HttpResponse(
                 render_description(kind, namespace, address, settings.SOAP_WSSE_REQUIRED),
                 content_type=f"{media_type}; charset=utf-8",
@@ -126,12 +130,14 @@ def _get(request: HttpRequest) -> HttpResponse:
         or "SecondValue" in params
         or "application/soap+xml" in accept.lower()
     ):
-        plain_xml = _labelled_for(request, SOAP12.media_type) == _PLAIN_XML
+        labelled = _labelled_for(request, SOAP12.media_type)
         try:
-            response = _invoke_by_get(request, namespace, accept, plain_xml)
+            if labelled is None:
+                raise sender_fault("This operation answers application/soap+xml only", status=406)
+            response = _invoke_by_get(request, namespace)
         except SoapFault as fault:
             response = _fault_response(fault, SOAP12)
-        if plain_xml:
+        if labelled == _PLAIN_XML:
             response["Content-Type"] = f"{_PLAIN_XML}; charset=utf-8"
     else:
         response = _help_page(request, namespace)
@@ -139,11 +145,7 @@ def _get(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _invoke_by_get(
-    request: HttpRequest, namespace: str, accept: str, plain_xml: bool
-) -> HttpResponse:
-    if not plain_xml and not _accepts_soap(accept):
-        raise sender_fault("This operation answers application/soap+xml only", status=406)
+def _invoke_by_get(request: HttpRequest, namespace: str) -> HttpResponse:
     envelope = answer_query(
         params=dict(request.GET.lists()),
         namespace=namespace,
@@ -195,39 +197,13 @@ def _media(content_type: str) -> tuple[SoapVersion | None, str | None, str | Non
     return BY_MEDIA_TYPE.get(media_type), charset and charset.lower(), params.get("action")
 
 
-def _labelled_for(request: HttpRequest, media_type: str) -> str:
+def _labelled_for(request: HttpRequest, media_type: str) -> str | None:
     """`media_type`, or application/xml when a browser would save the former as a file and the
-    Accept header ranks the latter above it, as a browser's does (`application/xml;q=0.9,
-    */*;q=0.8`). `*/*`, no Accept, or an Accept naming `media_type` (SOAP clients) keep it: on a
-    tie the first listed wins."""
-    if media_type not in _SAVED_BY_BROWSERS or not request.META.get("HTTP_ACCEPT", "").strip():
+    Accept header ranks the latter higher, as a browser's does (`application/xml;q=0.9,
+    */*;q=0.8`); on a tie (`*/*`, no Accept) the former. None when it rules out both."""
+    if media_type not in _SAVED_BY_BROWSERS:
         return media_type
-    try:
-        preferred = request.get_preferred_type([media_type, _PLAIN_XML])
-    except ValueError:  # an Accept header Django cannot parse
-        return media_type
-    return preferred if preferred == _PLAIN_XML else media_type
-
-
-def _accepts_soap(accept: str) -> bool:
-    """Whether an Accept header (RFC 9110, 12.5.1) lets us answer application/soap+xml."""
-    if not accept.strip():
-        return True
-    for item in accept.split(","):
-        media_range, *params = (part.strip() for part in item.split(";"))
-        if media_range.lower() not in ("application/soap+xml", "application/*", "*/*"):
-            continue
-        quality = "1"
-        for param in params:
-            name, _, value = param.partition("=")
-            if name.strip().lower() == "q":
-                quality = value.strip()
-        try:
-            if float(quality) > 0:
-                return True
-        except ValueError:
-            continue
-    return False
+    return preferred(request, [media_type, _PLAIN_XML])
 
 
 def _uri_length(request: HttpRequest) -> int:

@@ -2,9 +2,9 @@
 
 The feed is not a HAL resource, so it is a plain Django view beside the DRF ones; it keeps the
 rules every read of the API follows: 503 in maintenance, 406 when the Accept header rules Atom
-out, the read rate limit, a problem for a missing blog, and ETag/Last-Modified with 304 through
-Django's `condition` decorator. Its validators come from Blog.revision, which every article write
-moves in the same transaction, so no article is read to answer a 304.
+out, the read rate limit, a problem for a missing blog, and ETag/Last-Modified with 304 and 412
+from the API's one evaluator (rest.conditional). Its validators come from Blog.revision, which
+every article write moves in the same transaction, so no article is read to answer a 304.
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import escape
 from django.utils.text import Truncator
 from django.views import View
-from django.views.decorators.http import condition
 
 from articles.models import Article
 from blogs.models import Blog
+from core.negotiation import preferred
 from core.problems import problem_response
 from core.ratelimit import count_read
-from rest.conditional import Validators, strong_etag
+from rest.conditional import Validators, evaluate, strong_etag
+from rest.exceptions import PreconditionFailed
 from rest.links import api_url
 
 ATOM_MEDIA_TYPE = "application/atom+xml"
@@ -132,7 +133,7 @@ class BlogFeedView(View):
                 detail="The service is in maintenance; retry later.",
                 headers={"Retry-After": "60"},
             )
-        if request.get_preferred_type(_ACCEPTABLE) is None:
+        if preferred(request, _ACCEPTABLE) is None:
             response = problem_response(
                 request, status=406, detail=f"The feed is {ATOM_MEDIA_TYPE} only."
             )
@@ -148,11 +149,10 @@ class BlogFeedView(View):
             )
         blog = get_object_or_404(Blog, pk=blog_id)
         validators = feed_validators(blog)
-        respond = condition(
-            etag_func=lambda request, **kwargs: validators.etag,
-            last_modified_func=lambda request, **kwargs: validators.last_modified,
-        )(BlogFeed())
-        response = respond(request, blog=blog)
+        try:
+            response = evaluate(request, validators) or validators.apply(BlogFeed()(request, blog))
+        except PreconditionFailed as failed:
+            response = problem_response(request, status=412, detail=str(failed.detail))
         patch_vary_headers(response, ("Accept",))
         for name, value in (rate.headers() if rate else {}).items():
             response[name] = value

@@ -158,6 +158,21 @@ def test_if_modified_since_the_last_change_is_304(reader, blog, article):
     assert again.status_code == 304
 
 
+def test_if_match_with_another_etag_is_412_naming_the_precondition(reader, blog, article):
+    response = reader.get(feed_url(blog), headers={"If-Match": '"not-the-current-one"'})
+
+    assert response.status_code == 412
+    assert response["Content-Type"] == "application/problem+json"
+    assert "If-Match" in response.json()["detail"]
+
+
+def test_atom_refused_with_q0_is_406_though_any_type_is_accepted(blog):
+    accept = "application/atom+xml;q=0, application/xml;q=0, */*"
+    response = Client().get(feed_url(blog), headers={"Accept": accept})
+
+    assert response.status_code == 406
+
+
 def test_a_new_article_changes_the_etag(api, reader, blog, article, alice, token_for):
     response, _ = read_feed(reader, feed_url(blog))
     created = api.write(

@@ -121,9 +121,23 @@ def test_hal_and_json_clients_get_no_templates(api, article, accept):
         assert "_templates" not in body(response), (url, accept)
 
 
-def test_a_client_that_accepts_hal_as_specifically_gets_hal(api, article):
-    # ketting's default Accept: DRF does not rank by q-value (docs/decisions/hal-forms.md).
-    accept = f"{HAL_FORMS};q=1.0, application/hal+json;q=0.9, application/json;q=0.7"
+# ketting's default Accept (its Client.contentTypeMap, each type with its q-value).
+KETTING_ACCEPT = (
+    f"{HAL_FORMS};q=1.0, application/hal+json;q=0.9, application/vnd.api+json;q=0.8,"
+    " application/vnd.siren+json;q=0.8, application/vnd.collection+json;q=0.8,"
+    " application/json;q=0.7, text/html;q=0.6"
+)
+
+
+def test_a_client_that_ranks_hal_forms_above_hal_gets_hal_forms(api, article):
+    response = api.get(article_url(article), headers={"Accept": KETTING_ACCEPT})
+
+    assert response["Content-Type"] == HAL_FORMS
+    assert "default" in body(response)["_templates"]
+
+
+def test_a_client_that_ranks_hal_above_hal_forms_gets_hal(api, article):
+    accept = f"{HAL_FORMS};q=0.5, application/hal+json"
     response = api.get(article_url(article), headers={"Accept": accept})
 
     assert response["Content-Type"] == "application/hal+json"
@@ -292,9 +306,8 @@ KETTING_WRITES_FROM_THE_TEMPLATES = """
 import { Client } from 'ketting';
 const [origin, pagePath, token] = process.argv.slice(1);
 const client = new Client(origin);
-// Ask for HAL-FORMS alone, and send the token with every request.
+// ketting's own Accept, which ranks HAL-FORMS first; the token with every request.
 client.use((request, next) => {
-  request.headers.set('Accept', 'application/prs.hal-forms+json');
   request.headers.set('X-Access-Token', token);
   return next(request);
 });

@@ -41,6 +41,46 @@ def test_a_browser_gets_the_browsable_api_without_forms_or_cookies(api, article)
     assert not response.cookies
 
 
+def test_a_type_refused_with_q0_is_not_served_though_any_type_is_accepted(api, blog):
+    response = api.get(
+        f"{API}/blogs/{blog.pk}", headers={"Accept": "application/hal+json;q=0, */*"}
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/hal+json;q=0, application/json;q=0",
+        "application/hal+json;q=0, application/json;q=0, text/*;q=0, application/*;q=0",
+    ],
+)
+def test_when_q0_refuses_every_type_offered_the_answer_is_406(api, blog, accept):
+    response = api.get(f"{API}/blogs/{blog.pk}", headers={"Accept": accept})
+
+    assert response.status_code == 406
+    assert response["Content-Type"] == "application/problem+json"
+
+
+@pytest.mark.parametrize(
+    ("accept", "served"),
+    [
+        ("application/hal+json;q=0.5, application/json", "application/json"),
+        ("application/json;q=0.5, application/hal+json;q=0.9", "application/hal+json"),
+        # On equal quality the type named more specifically wins over one reached by a range.
+        ("application/*, application/json", "application/json"),
+        ("text/html;q=0.4, */*;q=0.5", "application/hal+json"),
+    ],
+)
+def test_the_type_ranked_highest_is_served(api, blog, accept, served):
+    response = api.get(f"{API}/blogs/{blog.pk}", headers={"Accept": accept})
+
+    assert response.status_code == 200
+    assert response["Content-Type"].split(";")[0] == served
+
+
 @pytest.mark.parametrize("accept", ["application/xml", "text/plain", "image/png"])
 def test_an_unsatisfiable_accept_is_406_problem(api, blog, accept):
     response = api.get(f"{API}/blogs/{blog.pk}", headers={"Accept": accept})

@@ -53,6 +53,22 @@ def test_an_unexpected_exception_under_the_api_answers_a_problem_without_details
     assert_no_leak(response)
 
 
+@pytest.mark.urls("tests.security.urls_with_fault")
+def test_a_fault_in_an_api_view_and_outside_one_are_told_in_the_same_words(
+    browser_client, db, blog, article
+):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE articles_comment")
+    in_view = browser_client.get(
+        f"/api/v1.2/blogs/{blog.pk}/articles/{article.pk}/comments", HTTP_X_REQUEST_ID="in-view"
+    )
+    outside = browser_client.get("/api/v1.2/fault", HTTP_X_REQUEST_ID="outside")
+
+    assert in_view.json()["detail"] == "An unexpected fault; it was logged as request in-view."
+    assert outside.json()["detail"] == "An unexpected fault; it was logged as request outside."
+
+
+@pytest.mark.urls("tests.security.urls_with_fault")
 def test_a_database_fault_in_the_api_answers_a_500_problem_without_sql(
     browser_client, db, blog, article
 ):

@@ -16,9 +16,8 @@ from rest_framework.response import Response
 from articles import selectors
 from articles.api.lookups import get_blog_article
 from articles.api.serializers import RevisionPageSerializer, RevisionSerializer
-from articles.etags import strong_etag
 from articles.models import Article, ArticleRevision
-from rest.conditional import Validators, evaluate
+from rest.conditional import Validators, evaluate, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
