@@ -276,3 +276,45 @@ def _article_announced(message: dict) -> int:
     if message["type"].startswith("article."):
         return data["id"]
     return int(data["_links"]["doc:article"]["href"].rsplit("/", 1)[1])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_webhook_posts_fill_the_blogs_cap_exactly(
+    live_server, django_user_model, settings
+):
+    """20 subscription POSTs at once on a blog with 15 of its 20 webhooks: exactly 5 are made,
+    the other 15 are refused (409), whatever the order in which they count."""
+    from webhooks import services as webhook_services
+    from webhooks.models import Subscription
+
+    settings.WEBHOOK_MAX_PER_BLOG = 20
+    settings.RATE_LIMIT_WEBHOOK_WRITE = "1000/min"
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Crowded")
+    blog.authors.add(alice)
+    for n in range(15):
+        webhook_services.subscription_create(
+            blog=blog, url=f"https://hooks.example/{n}", events=["*"]
+        )
+    _, token = blog_services.token_issue(user=alice, name="race")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/webhooks"
+    posts = [
+        partial(
+            http,
+            "POST",
+            url,
+            body={"url": f"https://hooks.example/new/{n}", "events": ["*"]},
+            headers={"X-Access-Token": token},
+        )
+        for n in range(20)
+    ]
+
+    results = race(posts)
+
+    statuses = sorted(status for status, _, _ in results)
+    assert statuses == [201] * 5 + [409] * 15
+    for status, _, payload in results:
+        if status == 409:
+            assert json.loads(payload)["type"].endswith("/docs/problems/webhook-limit-reached")
+    assert Subscription.objects.filter(blog=blog).count() == 20
