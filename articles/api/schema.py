@@ -277,9 +277,12 @@ ANY_WRITE = (401, 507)
 WITH_BODY = (411, 413, 415, 422)
 
 
-def problems(*statuses: int) -> dict[Any, OpenApiResponse]:
+def problems(*statuses: int, meanings: dict[int, str] | None = None) -> dict[Any, OpenApiResponse]:
+    """The problem responses of `statuses`; `meanings` says what some of them mean for one
+    operation in particular."""
+    meanings = {**_PROBLEM_MEANINGS, **(meanings or {})}
     return {
-        (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ref("Problem"), _PROBLEM_MEANINGS[status])
+        (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ref("Problem"), meanings[status])
         for status in sorted(set(statuses))
     }
 

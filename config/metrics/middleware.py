@@ -33,7 +33,7 @@ from config.metrics.instruments import (
 from config.middleware import Handler
 
 # The policy a 429 names in its RateLimit-Policy header (articles.api.throttling): `"read";q=..`.
-_POLICY = re.compile(r'\s*"(read|write)"')
+_POLICY = re.compile(r'\s*"(read|write|webhook-write)"')
 
 
 class MetricsMiddleware:
