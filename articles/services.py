@@ -159,7 +159,12 @@ def article_delete(
     *, article: Article, expected_version: int | None = None, actor: AbstractBaseUser | None = None
 ) -> Article:
     """Leave a tombstone so that the article answers 410 Gone from now on; its revisions go with
-    it (their URLs answer 410 too). `actor` is who deleted it (a user, or None)."""
+    it (their URLs answer 410 too). `actor` is who deleted it (a user, or None).
+
+    The row lock comes first and the time after it: a comment being written holds the lock
+    (comment_create), so the tombstone's time is later than that of every comment the article
+    keeps, and its event follows theirs."""
+    _article_for_update(article.pk)
     now = timezone.now()
     deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
     _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
@@ -192,7 +197,17 @@ def article_unlock(*, article: Article) -> Article:
 
 @transaction.atomic
 def comment_create(*, article: Article, author, text: str) -> Comment:
-    current = Article.objects.select_related("blog").get(pk=article.pk)
+    """A comment on the live article. The article's row stays locked until the comment commits,
+    so that a delete (which takes the same lock first) cannot come between the check and the
+    insert: the comment is made before the deletion, or refused with ArticleGone. The insert
+    alone would not do: its foreign key's lock does not conflict with an UPDATE of the article.
+    `no_key` (FOR NO KEY UPDATE) is the weakest lock an UPDATE waits for; comments on one
+    article queue behind each other for their short transactions."""
+    current = (
+        Article.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("blog")
+        .get(pk=article.pk)
+    )
     if current.is_deleted:
         raise ArticleGone
     if current.blog.archived:

@@ -71,6 +71,11 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         "Only a failed delivery of an active webhook can be sent again: this one is pending,"
         " succeeded, or its webhook is disabled.",
     ),
+    "webhook-limit-reached": ProblemType(
+        409,
+        "Webhook limit reached",
+        "The blog has as many webhooks as it may (WEBHOOK_MAX_PER_BLOG); delete one first.",
+    ),
     "gone": ProblemType(410, "Gone", "The article existed and was deleted; it stays gone."),
     "precondition-failed": ProblemType(
         412,

@@ -1,4 +1,5 @@
-"""Rate limits on the shared cache: per client address for reads, per token for writes.
+"""Rate limits on the shared cache: per client address for reads, per token for writes, and per
+token again for webhook writes (a smaller limit, counted beside the write limit).
 
 DRF's SimpleRateThrottle keeps a list of timestamps that it reads and writes back, which loses
 counts when two processes race. Here each limit is a fixed window counted with `cache.add` and
@@ -46,6 +47,9 @@ class RateLimitState:
     remaining: int
     reset: int
     exceeded: bool = False
+
+    def binds_before(self, other: RateLimitState) -> bool:
+        return (self.exceeded, -self.remaining) > (other.exceeded, -other.remaining)
 
     def headers(self) -> dict[str, str]:
         return {
@@ -141,7 +145,11 @@ def charge_request(
         return None
     reset = max(1, math.ceil(started + window - now))
     state = RateLimitState(policy, quota, window, max(0, quota - hits), reset, hits > quota)
-    request.rate_limit = state
+    # A request that several policies count (a webhook write: "write" and "webhook-write") shows
+    # the one that binds: the exceeded one, else the one with the fewest requests left.
+    shown = getattr(request, "rate_limit", None)
+    if shown is None or shown.policy == policy or state.binds_before(shown):
+        request.rate_limit = state
     return state
 
 
@@ -205,3 +213,10 @@ class WriteRateThrottle(FixedWindowThrottle):
     def ident(self, request: Request) -> str:
         token = request.auth
         return f"token-{token.pk}" if token is not None else f"addr-{self.get_ident(request)}"
+
+
+class WebhookWriteRateThrottle(WriteRateThrottle):
+    """A second, smaller limit on a token's webhook writes, beside the write limit."""
+
+    policy = "webhook-write"
+    rate_setting = "RATE_LIMIT_WEBHOOK_WRITE"

@@ -79,9 +79,12 @@ WITH_BODY = (411, 413, 415, 422)
 NOT_MODIFIED = OpenApiResponse(None, "Not modified: your copy is current.")
 
 
-def problems(*statuses: int) -> dict[Any, OpenApiResponse]:
+def problems(*statuses: int, meanings: dict[int, str] | None = None) -> dict[Any, OpenApiResponse]:
+    """The problem responses of `statuses`; `meanings` says what some of them mean for one
+    operation in particular."""
+    meanings = {**PROBLEM_MEANINGS, **(meanings or {})}
     return {
-        (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ProblemSerializer, PROBLEM_MEANINGS[status])
+        (status, PROBLEM_MEDIA_TYPE): OpenApiResponse(ProblemSerializer, meanings[status])
         for status in sorted(set(statuses))
     }
 

@@ -15,10 +15,15 @@ import socket
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Permission, User
+from django.core.servers.basehttp import WSGIServer
 
 from articles import services as article_services
 from blogs import services as blog_services
 from blogs.models import Blog
+
+# Django's development server queues 10 connections; the concurrency tests (tests/rest/
+# test_concurrency.py) open twenty and more at once, which the kernel would otherwise reset.
+WSGIServer.request_queue_size = 128
 
 DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
 

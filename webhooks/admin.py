@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
@@ -36,6 +37,17 @@ class SubscriptionForm(forms.ModelForm):
             return validate_events(list(self.cleaned_data["events"]))
         except ValidationError as error:
             raise ValidationError(error.message_dict["events"]) from None
+
+    def clean_blog(self):
+        # The service's cap, said on the form (the service still decides, under the blog's lock).
+        blog = self.cleaned_data["blog"]
+        limit = settings.WEBHOOK_MAX_PER_BLOG
+        if self.instance.pk is None and blog.webhooks.count() >= limit:
+            raise ValidationError(
+                f"This blog has {limit} webhooks, as many as it may (WEBHOOK_MAX_PER_BLOG);"
+                " delete one first."
+            )
+        return blog
 
 
 class AttemptInline(admin.TabularInline):

@@ -41,6 +41,14 @@ class SubscriptionDisabled(Exception):
     """A disabled subscription is sent nothing, not even a redelivery."""
 
 
+class SubscriptionLimitReached(Exception):
+    """The blog has WEBHOOK_MAX_PER_BLOG subscriptions already."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"The blog has {limit} webhooks, as many as it may; delete one first.")
+        self.limit = limit
+
+
 # --- subscriptions -------------------------------------------------------------------------------
 
 
@@ -53,7 +61,15 @@ def subscription_create(
     active: bool = True,
     created_by: AbstractBaseUser | None = None,
 ) -> tuple[Subscription, str]:
-    """The new subscription and its secret, which is shown to its author this once."""
+    """The new subscription and its secret, which is shown to its author this once.
+
+    At most WEBHOOK_MAX_PER_BLOG per blog, active or not (SubscriptionLimitReached). The blog's
+    row lock makes the count and the insert one step: creates on one blog queue, and each
+    counts what the one before it committed (a count alone would let racing creates all pass).
+    On SQLite, whose writers queue for the whole database, the lock is not needed."""
+    Blog.objects.select_for_update(no_key=True).filter(pk=blog.pk).exists()
+    if Subscription.objects.filter(blog_id=blog.pk).count() >= settings.WEBHOOK_MAX_PER_BLOG:
+        raise SubscriptionLimitReached(settings.WEBHOOK_MAX_PER_BLOG)
     secret = signing.secret_generate()
     subscription = Subscription(
         blog=blog,

@@ -303,6 +303,10 @@ if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
 RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
 RATE_LIMIT_READ = env_rate("RATE_LIMIT_READ", "600/min")
 RATE_LIMIT_WRITE = env_rate("RATE_LIMIT_WRITE", "120/min")
+# Webhook writes (create, change, delete, rotate, redeliver) count against the write limit and
+# against this one too: each subscription multiplies every later write's deliveries, and a
+# redelivery is an outgoing request.
+RATE_LIMIT_WEBHOOK_WRITE = env_rate("RATE_LIMIT_WEBHOOK_WRITE", "30/min")
 
 IDEMPOTENCY_KEY_TTL_SECONDS = env_int("IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600, minimum=1)
 MAINTENANCE_MODE = env_bool("MAINTENANCE_MODE", False)
@@ -427,6 +431,8 @@ WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, mi
 # Events, their deliveries and attempts are forgotten this long after the event (hourly, by beat),
 # once no delivery of theirs is pending.
 WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 30, minimum=1)
+# Subscriptions one blog may have (active or not): every write of the blog fans out to each.
+WEBHOOK_MAX_PER_BLOG = env_int("WEBHOOK_MAX_PER_BLOG", 20, minimum=1)
 
 # Redis in production (a database number of its own, not the cache's: a cache clear would empty
 # the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,

@@ -33,7 +33,7 @@ from core.metrics.instruments import (
 from core.middleware import Handler
 
 # The policy a 429 names in its RateLimit-Policy header (core.ratelimit): `"read";q=..`.
-_POLICY = re.compile(r'\s*"(read|write)"')
+_POLICY = re.compile(r'\s*"(read|write|webhook-write)"')
 
 
 class MetricsMiddleware:

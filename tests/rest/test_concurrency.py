@@ -222,3 +222,99 @@ def test_concurrent_unconditional_puts_each_keep_the_state_they_replaced(
     assert sorted([*(r.title for r in kept[1:]), current.title]) == sorted(titles)
     _, _, page = http("GET", f"{url}/revisions?pageSize=10")
     assert json.loads(page)["totalRevisions"] == 6
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_no_comment_is_created_on_an_article_a_racing_delete_removed(
+    live_server, django_user_model
+):
+    """Many comment POSTs race one DELETE of their article, round after round: each comment
+    answered 201 was made before the deletion (and announced before it), every other is 410."""
+    from articles.models import Comment
+    from webhooks import services as webhook_services
+    from webhooks.models import Event
+
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Race")
+    blog.authors.add(alice)
+    webhook_services.subscription_create(blog=blog, url="https://hooks.example/in", events=["*"])
+    _, token = blog_services.token_issue(user=alice, name="race")
+    headers = {"X-Access-Token": token}
+    commenters = 24
+    seen: set[int] = set()
+
+    for round_number in range(4):
+        article = services.article_create(blog=blog, title=f"round {round_number}")
+        url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/articles/{article.pk}"
+        comment = partial(http, "POST", f"{url}/comments", body={"text": "hi"}, headers=headers)
+        delete = partial(http, "DELETE", url, headers=headers)
+        # The DELETE in the middle of the comments, so that some run before it and some after.
+        calls = [comment] * (commenters // 2) + [delete] + [comment] * (commenters // 2)
+        results = race(calls)
+
+        delete_status = results.pop(commenters // 2)[0]
+        assert delete_status == 204, round_number
+        statuses = [status for status, _, _ in results]
+        assert set(statuses) <= {201, 410}, (round_number, statuses)
+        seen.update(statuses)
+        deleted_at = Article.objects.get(pk=article.pk).deleted_at
+        created = list(Comment.objects.filter(article=article).values_list("created_at", flat=True))
+        assert len(created) == statuses.count(201), round_number
+        assert all(at < deleted_at for at in created), (round_number, deleted_at, created)
+        events = Event.objects.filter(blog=blog).order_by("created_at")
+        ours = [e.type for e in events if _article_announced(e.body) == article.pk]
+        assert ours.count("comment.created") == len(created), round_number
+        assert ours[-1] == "article.deleted", (round_number, ours)
+    # The rounds raced: comments landed on both sides of the deletion.
+    assert seen == {201, 410}
+
+
+def _article_announced(message: dict) -> int:
+    """The id of the article an outbox message is about (or its comment's article)."""
+    data = message["data"]
+    if message["type"].startswith("article."):
+        return data["id"]
+    return int(data["_links"]["doc:article"]["href"].rsplit("/", 1)[1])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_webhook_posts_fill_the_blogs_cap_exactly(
+    live_server, django_user_model, settings
+):
+    """20 subscription POSTs at once on a blog with 15 of its 20 webhooks: exactly 5 are made,
+    the other 15 are refused (409), whatever the order in which they count."""
+    from webhooks import services as webhook_services
+    from webhooks.models import Subscription
+
+    settings.WEBHOOK_MAX_PER_BLOG = 20
+    settings.RATE_LIMIT_WEBHOOK_WRITE = "1000/min"
+    alice = django_user_model.objects.create_user("alice", "a@example.org", "pw")
+    blog = Blog.objects.create(title="Crowded")
+    blog.authors.add(alice)
+    for n in range(15):
+        webhook_services.subscription_create(
+            blog=blog, url=f"https://hooks.example/{n}", events=["*"]
+        )
+    _, token = blog_services.token_issue(user=alice, name="race")
+    url = f"{live_server.url}/api/v1.2/blogs/{blog.pk}/webhooks"
+    posts = [
+        partial(
+            http,
+            "POST",
+            url,
+            body={"url": f"https://hooks.example/new/{n}", "events": ["*"]},
+            headers={"X-Access-Token": token},
+        )
+        for n in range(20)
+    ]
+
+    results = race(posts)
+
+    statuses = sorted(status for status, _, _ in results)
+    assert statuses == [201] * 5 + [409] * 15
+    for status, _, payload in results:
+        if status == 409:
+            assert json.loads(payload)["type"].endswith("/docs/problems/webhook-limit-reached")
+    assert Subscription.objects.filter(blog=blog).count() == 20

@@ -271,9 +271,12 @@ def send(
         headers["Host"] = "elsewhere.example"
     elif change == "maintenance":
         settings.MAINTENANCE_MODE = True
+    elif change == "webhooks-full":
+        settings.WEBHOOK_MAX_PER_BLOG = 1  # the place's one webhook fills the blog
     elif change == "rate-limited":
         settings.RATE_LIMIT_ENABLED = True
         settings.RATE_LIMIT_READ = settings.RATE_LIMIT_WRITE = "1/min"
+        settings.RATE_LIMIT_WEBHOOK_WRITE = "1/min"
     else:
         assert not change, change
 
@@ -383,6 +386,7 @@ SCENARIOS = [
     ("webhook_create", 413, "live:too-large"),
     ("webhook_create", 415, "live:text-body"),
     ("webhook_create", 422, "live:missing-field"),
+    ("webhook_create", 409, "live:webhooks-full"),
     ("webhook_read", 200, "live"),
     ("webhook_read", 401, "live:no-token"),
     ("webhook_read", 403, "live:bob"),

@@ -350,8 +350,11 @@ def test_a_delete_with_if_match_reads_once_and_writes_twice(
             "DELETE", article_url(article), None, token=used_token, headers={"If-Match": etag}
         )
     assert response.status_code == 204
-    # ... and the article's revisions, which go with it.
+    # ... the article's row lock, taken before the tombstone's time so that no comment being
+    # written can be stamped after it (articles.services.article_delete) ... and the article's
+    # revisions, which go with it.
     assert written_statements(captured.captured_queries) == [
+        "SELECT",
         "SELECT",
         "SELECT",
         "UPDATE",

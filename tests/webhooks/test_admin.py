@@ -90,6 +90,17 @@ def test_the_admin_refuses_what_the_api_refuses(editor_client, blog):
     assert not Subscription.objects.exists()
 
 
+def test_the_admin_refuses_a_webhook_over_the_blogs_cap(editor_client, blog, webhook, settings):
+    settings.WEBHOOK_MAX_PER_BLOG = 1
+    response = editor_client.post(
+        "/admin/webhooks/subscription/add/",
+        {"blog": blog.pk, "url": "https://hooks.example/second", "events": ["*"]},
+    )
+    assert response.status_code == 200
+    assert "as many as it may (WEBHOOK_MAX_PER_BLOG)" in response.content.decode()
+    assert list(Subscription.objects.all()) == [webhook]
+
+
 def test_rotating_in_the_admin_shows_the_new_secret(editor_client, webhook):
     response = editor_client.post(
         "/admin/webhooks/subscription/",

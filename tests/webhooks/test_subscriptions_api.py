@@ -199,3 +199,91 @@ def test_options_says_which_methods_there_are_without_a_token(api, blog):
     response = api.options(webhooks_url(blog))
     assert response.status_code == 200
     assert set(response["Allow"].replace(" ", "").split(",")) >= {"GET", "POST", "OPTIONS"}
+
+
+def test_a_blog_has_at_most_webhook_max_per_blog_webhooks(api, blog, alice, token_for, settings):
+    settings.WEBHOOK_MAX_PER_BLOG = 3
+    token = token_for(alice)
+    made = [body(create(api, blog, token, url=f"https://hooks.example/{n}")) for n in range(3)]
+    # A disabled webhook still counts: turning it on again needs no free place.
+    patched = api.write("PATCH", made[0]["_links"]["self"]["href"], {"active": False}, token=token)
+    assert patched.status_code == 200
+
+    refused = create(api, blog, token, url="https://hooks.example/fourth")
+
+    assert refused.status_code == 409
+    assert refused["Content-Type"] == "application/problem+json"
+    problem = body(refused)
+    assert problem["type"].endswith("/docs/problems/webhook-limit-reached")
+    assert problem["title"] == "Webhook limit reached"
+    assert "3 webhooks" in problem["detail"]
+    assert api.get(problem["type"]).status_code == 200
+    assert Subscription.objects.filter(blog=blog).count() == 3
+    # The limit is per blog: deleting one frees a place.
+    deleted = api.write("DELETE", made[1]["_links"]["self"]["href"], token=token)
+    assert deleted.status_code == 204
+    assert create(api, blog, token, url="https://hooks.example/fourth").status_code == 201
+
+
+def test_the_webhook_cap_is_per_blog(api, blog, other_blog, alice, bob, token_for, settings):
+    settings.WEBHOOK_MAX_PER_BLOG = 1
+    assert create(api, blog, token_for(alice)).status_code == 201
+    assert create(api, other_blog, token_for(bob)).status_code == 201
+    assert create(api, blog, token_for(alice)).status_code == 409
+
+
+@pytest.fixture
+def webhook_write_limit(settings):
+    settings.RATE_LIMIT_ENABLED = True
+    settings.RATE_LIMIT_WRITE = "100/min"
+    settings.RATE_LIMIT_WEBHOOK_WRITE = "5/min"
+
+
+def test_webhook_writes_have_a_rate_limit_of_their_own(
+    api, blog, article, alice, token_for, webhook_write_limit
+):
+    """Create, change, rotate, redeliver and delete each count; the sixth write is 429 with the
+    headers of every limit; reads and the token's other writes are not held back."""
+    token = token_for(alice)
+    created = create(api, blog, token)
+    assert created.status_code == 201
+    assert created["RateLimit-Policy"] == '"webhook-write";q=5;w=60'
+    assert created["RateLimit"].startswith('"webhook-write";r=4;')
+    url = body(created)["_links"]["self"]["href"]
+    assert api.write("PATCH", url, {"active": False}, token=token).status_code == 200
+    assert api.write("POST", f"{url}/rotate-secret", token=token).status_code == 200
+    redeliver = f"{url}/deliveries/999999/redeliver"
+    assert api.write("POST", redeliver, token=token).status_code == 404
+    assert api.get(url, headers={"X-Access-Token": token}).status_code == 200
+    assert api.write("DELETE", url, token=token).status_code == 204
+
+    refused = create(api, blog, token)
+
+    assert refused.status_code == 429
+    assert refused["Content-Type"] == "application/problem+json"
+    assert body(refused)["type"].endswith("/docs/problems/too-many-requests")
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert refused["RateLimit-Policy"] == '"webhook-write";q=5;w=60'
+    assert refused["RateLimit"].startswith('"webhook-write";r=0;')
+    assert Subscription.objects.filter(blog=blog).count() == 0
+    for method in ("PATCH", "DELETE"):
+        assert api.write(method, url, {"active": True}, token=token).status_code == 429
+    # The token's other writes have the write limit only.
+    comment = api.write(
+        "POST",
+        f"{API}/blogs/{blog.pk}/articles/{article.pk}/comments",
+        {"text": "still allowed"},
+        token=token,
+    )
+    assert comment.status_code == 201
+    assert comment["RateLimit-Policy"] == '"write";q=100;w=60'
+
+
+def test_the_webhook_write_limit_is_per_token(
+    api, blog, other_blog, alice, bob, token_for, webhook_write_limit
+):
+    alice_token = token_for(alice)
+    for n in range(5):
+        assert create(api, blog, alice_token, url=f"https://hooks.example/{n}").status_code == 201
+    assert create(api, blog, alice_token).status_code == 429
+    assert create(api, other_blog, token_for(bob)).status_code == 201

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 
 from articles.api.lookups import get_blog_to_write
 from blogs.models import Blog
+from core.ratelimit import ReadRateThrottle, WebhookWriteRateThrottle, WriteRateThrottle
 from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.exceptions import UnprocessableContent
 from rest.links import api_url
@@ -48,6 +49,11 @@ class RedeliveryRefused(exceptions.APIException):
     slug = "not-redeliverable"
 
 
+class WebhookLimitReached(exceptions.APIException):
+    status_code = 409
+    slug = "webhook-limit-reached"
+
+
 def _operation(
     operation_id: str,
     summary: str,
@@ -58,11 +64,18 @@ def _operation(
     errors: tuple[int, ...] = (),
     parameters: list | None = None,
     write: bool = True,
+    meanings: dict[int, str] | None = None,
 ) -> Any:
-    """Every webhook operation needs the token (401) and authorship of the blog (403)."""
+    """Every webhook operation needs the token (401) and authorship of the blog (403); its
+    writes count against a limit of their own too (429, RATE_LIMIT_WEBHOOK_WRITE)."""
     statuses = (*ANY_OPERATION, 401, 403, 404, *errors)
+    meanings = dict(meanings or {})
     if write:
         statuses += ANY_WRITE
+        meanings[429] = (
+            "Over the write limit, or over the smaller limit of webhook writes"
+            " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
+        )
     if request is not None:
         statuses += WITH_BODY
     return extend_schema(
@@ -72,12 +85,13 @@ def _operation(
         tags=[TAG],
         request=request,
         parameters=parameters or [],
-        responses={**responses, **problems(*statuses)},
+        responses={**responses, **problems(*statuses, meanings=meanings)},
     )
 
 
 class WebhookApiView(ApiView):
     permission_classes = [NeedsToken]
+    throttle_classes = [ReadRateThrottle, WriteRateThrottle, WebhookWriteRateThrottle]
 
     def perform_authentication(self, request: Request) -> None:
         """The API's token authentication, which leaves reads alone, and then for a read the
@@ -143,9 +157,13 @@ class WebhookListView(WebhookApiView):
         "Creates a webhook: `url` (http or https) receives a signed POST for each event in"
         " `events` (`article.created`, `article.replaced`, `article.deleted`, `comment.created`,"
         " `comment.deleted`, or `*` for all). Answers 201 with `Location` and the signing"
-        " `secret` (`whsec_...`), which is shown this once. docs/webhooks.md says how to verify.",
+        " `secret` (`whsec_...`), which is shown this once. docs/webhooks.md says how to verify."
+        " A blog has at most `WEBHOOK_MAX_PER_BLOG` webhooks (20 unless configured), active or"
+        " not: 409 when it has them all.",
         request=SubscriptionInputSerializer,
         responses={201: WebhookWithSecretSerializer},
+        errors=(409,),
+        meanings={409: "The blog has as many webhooks as it may (WEBHOOK_MAX_PER_BLOG)."},
     )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = self.blog(request, blog_id)
@@ -156,6 +174,8 @@ class WebhookListView(WebhookApiView):
             )
         except ValidationError as error:
             raise _invalid(error) from None
+        except services.SubscriptionLimitReached as error:
+            raise WebhookLimitReached(str(error)) from None
         data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
         response = Response(data, status=201)
         response["Location"] = data["_links"]["self"]["href"]
@@ -280,6 +300,7 @@ class RedeliverView(WebhookApiView):
         " 202 with the delivery, now pending; 409 unless it failed and the webhook is active.",
         responses={202: DeliverySerializer},
         errors=(409,),
+        meanings={409: "The delivery did not fail, or its webhook is disabled."},
     )
     def post(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
         delivery = _delivery(self.subscription(request, blog_id, webhook_id), delivery_id)
