@@ -53,6 +53,19 @@ def token_revoke(*, token: AccessToken) -> AccessToken:
     return token
 
 
+def token_authenticate(*, plain: str, username: str | None = None) -> AccessToken | None:
+    """The one token check of every surface (REST's X-Access-Token, SOAP's UsernameToken): the
+    active token whose secret is `plain`, of an active user (the one named `username` when
+    given), with its use recorded; None for anything else."""
+    token = AccessToken.objects.matching(plain)
+    if token is None or not token.user.is_active:
+        return None
+    if username is not None and token.user.get_username() != username:
+        return None
+    token_record_use(token=token)
+    return token
+
+
 def token_record_use(*, token: AccessToken) -> None:
     """Note when a token was last used, at most once a minute so reads stay cheap."""
     now = timezone.now()

@@ -7,7 +7,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from blogs.models import AccessToken
-from blogs.services import token_record_use
+from blogs.services import token_authenticate
 
 HEADER = "X-Access-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -29,12 +29,11 @@ class AccessTokenAuthentication(BaseAuthentication):
         plain = request.headers.get(HEADER)
         if plain is None:
             return None  # the permission then answers 401 for a write
-        token = AccessToken.objects.matching(plain.strip())
-        if token is None or not token.user.is_active:
+        token = token_authenticate(plain=plain.strip())
+        if token is None:
             raise exceptions.AuthenticationFailed(
                 "The access token is unknown, revoked or expired."
             )
-        token_record_use(token=token)
         return token.user, token
 
     def authenticate_header(self, request: Request) -> str:

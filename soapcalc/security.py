@@ -26,6 +26,7 @@ from django.utils import timezone
 from lxml import etree
 
 from blogs.models import AccessToken
+from blogs.services import token_authenticate
 from soapcalc.envelopes import aimed_at_us
 from soapcalc.faults import SoapFault, sender_fault
 from soapcalc.versions import SoapVersion
@@ -129,9 +130,9 @@ def check_username_token(token: UsernameToken) -> AccessToken:
             raise _failed("The UsernameToken was created more than 5 minutes ago")
         if token.created > now + CLOCK_SKEW:
             raise _failed("The UsernameToken was created in the future")
-    access = AccessToken.objects.matching(token.password)
+    access = token_authenticate(plain=token.password, username=token.username)
     # One answer for an unknown user, a wrong token and someone else's token.
-    if access is None or not access.user.is_active or access.user.get_username() != token.username:
+    if access is None:
         raise _failed("The username or the access token is wrong")
     # Only after the credentials hold, so that nobody without them can fill the cache.
     if token.nonce is not None and not cache.add(

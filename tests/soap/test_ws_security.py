@@ -356,6 +356,24 @@ def test_password_text_without_nonce_or_created_is_served(client, alice, alice_t
     assert result_of(post_with_header(client, header)) == 5
 
 
+def test_a_call_with_a_token_records_its_use_as_a_rest_write_does(client, alice, alice_token):
+    from blogs.models import AccessToken
+
+    header = security(username_token(alice.username, alice_token))
+
+    assert result_of(post_with_header(client, header)) == 5
+    assert AccessToken.objects.get().last_used_at is not None
+
+
+def test_someone_elses_token_is_not_recorded_as_used(client, alice, bob, token_for):
+    from blogs.models import AccessToken
+
+    header = security(username_token(alice.username, token_for(bob)))
+
+    assert_security_fault(post_with_header(client, header), FAILED)
+    assert AccessToken.objects.get().last_used_at is None
+
+
 def test_another_users_token_is_failed_authentication(client, alice, bob, token_for):
     header = security(username_token(alice.username, token_for(bob)))
 
