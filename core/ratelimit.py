@@ -15,7 +15,9 @@ If the cache cannot be reached, requests are served without a limit (and a warni
 a rate limit protects the service, it must not become the reason the service is down.
 
 Headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "read";q=600;w=60` and
-`RateLimit: "read";r=599;t=42` (r: requests left, t: seconds until the window resets).
+`RateLimit: "read";r=599;t=42` (r: requests left, t: seconds until the window resets), set by
+RateLimitHeadersMiddleware on whatever response a counted request gets, whichever surface counted
+it. The REST resources count through DRF throttles (rest.throttling), GraphQL and the feed here.
 """
 
 from __future__ import annotations
@@ -23,16 +25,16 @@ from __future__ import annotations
 import logging
 import math
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest
-from rest_framework.request import Request
-from rest_framework.throttling import BaseThrottle
+from django.http import HttpRequest, HttpResponse
 
 from core.metrics.instruments import count_cache_call
+from core.middleware import Handler
 
 logger = logging.getLogger(__name__)
 
@@ -47,9 +49,6 @@ class RateLimitState:
     remaining: int
     reset: int
     exceeded: bool = False
-
-    def binds_before(self, other: RateLimitState) -> bool:
-        return (self.exceeded, -self.remaining) > (other.exceeded, -other.remaining)
 
     def headers(self) -> dict[str, str]:
         return {
@@ -114,25 +113,26 @@ def _hit(key: str, now: float, window: int, cost: int = 1) -> tuple[float, int]:
     return started, _count_hit(f"{key}:{started}", window, cost)
 
 
-def count_request(
-    request: HttpRequest, policy: str, rate: str, ident: str
-) -> RateLimitState | None:
-    """Counts `request` against `policy` for `ident`, once per request: the state is kept on the
-    request (the response's RateLimit headers come from it) and a second call returns it.
+# What the request being served was counted against, newest last: RateLimitHeadersMiddleware
+# opens the list for each request, so that nothing is remembered from one request to the next.
+_counted: ContextVar[list[RateLimitState] | None] = ContextVar("rate_limits", default=None)
+
+
+def count_request(policy: str, rate: str, ident: str) -> RateLimitState | None:
+    """Counts the request being served against `policy` for `ident`, once: a second call
+    returns the state the first one reached.
 
     None when limits are off, or when the cache cannot be reached (see the module docstring).
     """
-    state = getattr(request, "rate_limit", None)
-    if state is not None and state.policy == policy:
-        return state
-    return charge_request(request, policy, rate, ident, cost=1)
+    for state in reversed(_counted.get() or ()):
+        if state.policy == policy:
+            return state
+    return charge_request(policy, rate, ident, cost=1)
 
 
-def charge_request(
-    request: HttpRequest, policy: str, rate: str, ident: str, *, cost: int
-) -> RateLimitState | None:
+def charge_request(policy: str, rate: str, ident: str, *, cost: int) -> RateLimitState | None:
     """Counts `cost` hits against `policy` for `ident` (each call counts; count_request is the
-    once-per-request form), and keeps the new state on the request."""
+    once-per-request form); the response's RateLimit headers tell the new state."""
     if not settings.RATE_LIMIT_ENABLED:
         return None
     quota, window = parse_rate(rate)
@@ -145,78 +145,59 @@ def charge_request(
         return None
     reset = max(1, math.ceil(started + window - now))
     state = RateLimitState(policy, quota, window, max(0, quota - hits), reset, hits > quota)
-    # A request that several policies count (a webhook write: "write" and "webhook-write") shows
-    # the one that binds: the exceeded one, else the one with the fewest requests left.
-    shown = getattr(request, "rate_limit", None)
-    if shown is None or shown.policy == policy or state.binds_before(shown):
-        request.rate_limit = state
+    if (counted := _counted.get()) is not None:
+        counted.append(state)
     return state
 
 
 def count_read(request: HttpRequest) -> RateLimitState | None:
-    """The read limit, per client address (what ReadRateThrottle counts)."""
-    return count_request(request, "read", settings.RATE_LIMIT_READ, _client_ident(request))
+    """The read limit, per client address (what rest.throttling.ReadRateThrottle counts)."""
+    return count_request("read", settings.RATE_LIMIT_READ, client_ident(request))
 
 
 def charge_read(request: HttpRequest, cost: int) -> RateLimitState | None:
     """`cost` more hits against the client's read limit (GraphQL weighs requests by their work)."""
-    return charge_request(
-        request, "read", settings.RATE_LIMIT_READ, _client_ident(request), cost=cost
-    )
+    return charge_request("read", settings.RATE_LIMIT_READ, client_ident(request), cost=cost)
 
 
-def _client_ident(request: HttpRequest) -> str:
-    # REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed.
-    return BaseThrottle().get_ident(request) or "unknown"
+def client_ident(request: HttpRequest) -> str:
+    """The client's address as DRF's BaseThrottle.get_ident names it, from the same setting:
+    REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed (0: never; n: the
+    address n proxies from the end; unset: the whole header)."""
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
+    address = request.META.get("REMOTE_ADDR")
+    proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES")
+    if proxies is None and forwarded:
+        address = "".join(forwarded.split())
+    elif proxies and forwarded is not None:
+        hops = forwarded.split(",")
+        address = hops[-min(proxies, len(hops))].strip()
+    return address or "unknown"
 
 
-class FixedWindowThrottle(BaseThrottle):
-    policy = ""
-    rate_setting = ""
+class RateLimitHeadersMiddleware:
+    """The one place the RateLimit headers are set: on the response to a request that was
+    counted against a limit (a 429 too), the state of the limit that binds."""
 
-    def applies_to(self, request: Request) -> bool:
-        raise NotImplementedError
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
 
-    def ident(self, request: Request) -> str:
-        raise NotImplementedError
-
-    def allow_request(self, request: Request, view: Any) -> bool:
-        if not self.applies_to(request):
-            return True
-        rate = getattr(settings, self.rate_setting)
-        self.state = count_request(request, self.policy, rate, self.ident(request))
-        return self.state is None or not self.state.exceeded
-
-    def wait(self) -> float | None:
-        state = getattr(self, "state", None)
-        return state.reset if state else None
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        counted: list[RateLimitState] = []
+        token = _counted.set(counted)
+        try:
+            response = self.get_response(request)
+        finally:
+            _counted.reset(token)
+        if counted:
+            for name, value in shown(counted).headers().items():
+                response[name] = value
+        return response
 
 
-class ReadRateThrottle(FixedWindowThrottle):
-    policy = "read"
-    rate_setting = "RATE_LIMIT_READ"
-
-    def applies_to(self, request: Request) -> bool:
-        return request.method in ("GET", "HEAD", "OPTIONS")
-
-    def ident(self, request: Request) -> str:
-        return _client_ident(request)
-
-
-class WriteRateThrottle(FixedWindowThrottle):
-    policy = "write"
-    rate_setting = "RATE_LIMIT_WRITE"
-
-    def applies_to(self, request: Request) -> bool:
-        return request.method not in ("GET", "HEAD", "OPTIONS")
-
-    def ident(self, request: Request) -> str:
-        token = request.auth
-        return f"token-{token.pk}" if token is not None else f"addr-{self.get_ident(request)}"
-
-
-class WebhookWriteRateThrottle(WriteRateThrottle):
-    """A second, smaller limit on a token's webhook writes, beside the write limit."""
-
-    policy = "webhook-write"
-    rate_setting = "RATE_LIMIT_WEBHOOK_WRITE"
+def shown(counted: list[RateLimitState]) -> RateLimitState:
+    """Of the limits a request was counted against (a webhook write: "write" and
+    "webhook-write"), the one that binds: the exceeded one, else the one with the fewest requests
+    left; each policy's newest state, the first policy counted on a tie."""
+    newest = {state.policy: state for state in counted}
+    return max(newest.values(), key=lambda state: (state.exceeded, -state.remaining))

@@ -75,9 +75,7 @@ class SiteGraphQLView(GraphQLView):
         elif request.method == "OPTIONS":
             # RFC 9110 9.3.7: the methods, as a REST resource answers them (and counted as a
             # read, as there); no CORS grant, the site makes none.
-            return self._limited(
-                request, HttpResponse(headers={"Allow": ", ".join(ALLOWED_METHODS)})
-            )
+            return HttpResponse(headers={"Allow": ", ".join(ALLOWED_METHODS)})
         else:
             # graphene-django's dispatch serves GET and POST; a HEAD is served as its GET.
             method = request.method
@@ -94,13 +92,6 @@ class SiteGraphQLView(GraphQLView):
         if graphiql:
             return response
         response["Content-Type"] = self.response_media_type(request)
-        return self._limited(request, response)
-
-    @staticmethod
-    def _limited(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        if (state := getattr(request, "rate_limit", None)) is not None:
-            for name, value in state.headers().items():
-                response[name] = value
         return response
 
     def _answer(self, request: HttpRequest, response: HttpResponse, message: str) -> HttpResponse:

@@ -11,7 +11,6 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from articles.api.permissions import WritesNeedToken
-from core.ratelimit import ReadRateThrottle, WriteRateThrottle
 from rest.authentication import AccessTokenAuthentication
 from rest.conditional import tag_variant
 from rest.exceptions import ServiceUnavailable, exception_handler
@@ -25,6 +24,7 @@ from rest.negotiation import (
     StrictHalJsonParser,
     StrictJsonParser,
 )
+from rest.throttling import ReadRateThrottle, WriteRateThrottle
 
 
 class ApiView(APIView):
@@ -53,10 +53,6 @@ class ApiView(APIView):
     ) -> HttpResponse:
         response = super().finalize_response(request, response, *args, **kwargs)
         tag_variant(request, response)
-        state = getattr(request, "rate_limit", None)
-        if state is not None:
-            for name, value in state.headers().items():
-                response[name] = value
         return response
 
 

@@ -145,7 +145,7 @@ class BlogFeedView(View):
                 request,
                 status=429,
                 detail="Over the read rate limit; retry after Retry-After seconds.",
-                headers={"Retry-After": str(rate.reset), **rate.headers()},
+                headers={"Retry-After": str(rate.reset)},
             )
         blog = get_object_or_404(Blog, pk=blog_id)
         validators = feed_validators(blog)
@@ -154,8 +154,6 @@ class BlogFeedView(View):
         except PreconditionFailed as failed:
             response = problem_response(request, status=412, detail=str(failed.detail))
         patch_vary_headers(response, ("Accept",))
-        for name, value in (rate.headers() if rate else {}).items():
-            response[name] = value
         return response
 
     def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:

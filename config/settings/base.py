@@ -63,6 +63,9 @@ MIDDLEWARE = [
     # First: a request's time, status, queries and cache calls include all the others' work.
     "core.metrics.middleware.MetricsMiddleware",
     "core.middleware.RequestIdMiddleware",
+    # Outside every view and the middleware that may replace a view's answer: whichever surface
+    # counted the request, its response says where the client stands.
+    "core.ratelimit.RateLimitHeadersMiddleware",
     "core.middleware.RefusedBodyDrainMiddleware",
     "core.middleware.BadRequestMiddleware",
     "rest.middleware.ApiProblemFallbackMiddleware",

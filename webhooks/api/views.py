@@ -16,12 +16,12 @@ from rest_framework.response import Response
 
 from articles.api.lookups import get_blog_to_write
 from blogs.models import Blog
-from core.ratelimit import ReadRateThrottle, WebhookWriteRateThrottle, WriteRateThrottle
 from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.exceptions import UnprocessableContent
 from rest.links import api_url
 from rest.openapi import ANY_OPERATION, ANY_WRITE, PAGE_PARAMETERS, WITH_BODY, problems
 from rest.paging import page_body, page_params
+from rest.throttling import ReadRateThrottle, WebhookWriteRateThrottle, WriteRateThrottle
 from rest.views import ApiView, json_object
 from webhooks import selectors, services
 from webhooks.api.serializers import (
