@@ -51,6 +51,21 @@ def test_read_limits_are_per_client_address(api, blog, small_limits):
     assert spoofed.status_code == 429
 
 
+def test_behind_a_trusted_proxy_reads_are_counted_per_forwarded_address(
+    api, blog, small_limits, settings
+):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    url = f"{API}/blogs/{blog.pk}"
+    for proxy in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+        api.get(url, REMOTE_ADDR=proxy, headers={"X-Forwarded-For": "6.6.6.6, 1.2.3.4"})
+
+    # The proxy appends the address it saw; what the client wrote before it is not believed.
+    refused = api.get(url, REMOTE_ADDR="10.0.0.4", headers={"X-Forwarded-For": "1.2.3.4"})
+    assert refused.status_code == 429
+    other = api.get(url, REMOTE_ADDR="10.0.0.1", headers={"X-Forwarded-For": "1.2.3.4, 5.6.7.8"})
+    assert other.status_code == 200
+
+
 def test_write_limits_are_per_token(api, blog, alice, token_for, small_limits):
     first, second = token_for(alice), token_for(alice, name="second")
     url = f"{API}/blogs/{blog.pk}/articles"
