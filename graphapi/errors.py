@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from core.metrics.instruments import graphql_errors
+from graphapi.metrics import graphql_errors
 
 
 def request_error(request: HttpRequest, status: int, detail: str) -> HttpResponse:

@@ -22,10 +22,10 @@ from graphene_django.views import GraphQLView, HttpError
 from graphql import ExecutionResult, GraphQLError, OperationType, get_operation_ast
 from graphql.execution import execute, get_variable_values
 
-from core.metrics.instruments import graphql_errors
 from core.ratelimit import charge_read, count_read
 from graphapi.documents import InvalidDocument, valid_document
 from graphapi.execution import STARTED_ATTRIBUTE, BudgetedExecutionContext
+from graphapi.metrics import graphql_errors
 from graphapi.validation import VALIDATION_RULES
 
 logger = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import parse_header_parameters
 from django.views.decorators.csrf import csrf_exempt
 
-from core.metrics.instruments import soap_fault
 from core.negotiation import preferred
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
+from soapcalc.metrics import soap_fault
 from soapcalc.operation import answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
 from soapcalc.wsdl import ServiceMisconfigured, render_description, request_schema, soap_action

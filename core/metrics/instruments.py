@@ -59,18 +59,6 @@ RATE_LIMIT_REFUSALS = Counter(
     " admin's login lockout).",
     ("surface", "policy"),
 )
-SOAP_FAULTS = Counter(
-    "blog_soap_faults",
-    "SOAP faults answered, by fault code (Sender, Receiver, VersionMismatch, MustUnderstand)"
-    " and SOAP version.",
-    ("code", "version"),
-)
-GRAPHQL_ERRORS = Counter(
-    "blog_graphql_errors",
-    "Errors in GraphQL responses, by kind: request, parse, validation, operation, variables,"
-    " execution, internal.",
-    ("kind",),
-)
 
 
 class RequestStats:
@@ -122,12 +110,3 @@ def route_of(request: HttpRequest) -> str:
 
 def method_of(request: HttpRequest) -> str:
     return request.method if request.method in METHODS else "other"
-
-
-def soap_fault(code: str, version: str) -> None:
-    SOAP_FAULTS.labels(code, version).inc()
-
-
-def graphql_errors(kind: str, count: int = 1) -> None:
-    if count:
-        GRAPHQL_ERRORS.labels(kind).inc(count)
