@@ -1,11 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView
 
 from core.health import healthz, livez, readyz
 from core.metrics.views import metrics
-from core.pages import front_door, to_slash_form, unknown_path
+from core.pages import front_door, to_slash_form
 from core.problems import problem_doc
 from graphapi.views import SiteGraphQLView
 from rest.docs import SwaggerUIView, rel_doc, rel_index
@@ -47,9 +47,6 @@ urlpatterns += [
     path(prefix, csrf_exempt(to_slash_form))
     for prefix in ("admin", "api/schema", "api/docs", "api/v1.2", "docs/rels")
 ]
-
-# Last: whatever no route above names is a 404 answered by the site's handler, DEBUG or not.
-urlpatterns.append(re_path(r"", csrf_exempt(unknown_path)))
 
 handler404 = "core.problems.not_found"
 handler500 = "core.problems.server_error"

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, DisallowedHost, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.request import split_domain_port
+from django.urls import Resolver404, resolve
 
 from core.problems import error_response, not_found, problem_response
 from core.request_context import RequestContext, current_request
@@ -236,17 +237,20 @@ class IncompleteBodyMiddleware:
         return self.get_response(request)
 
 
-class NotFoundPageMiddleware:
-    """A 404 raised by a view, or by the catch-all route of paths no other route names
-    (config/urls.py), is answered by the site's 404 handler (core.problems.not_found) with
-    DEBUG on too: a page for a person's browser, a problem for everyone else. Django would
-    otherwise answer `make run`'s users with its technical 404 page, which lists the URL
-    patterns; production answers the same through handler404."""
+class DebugNotFoundMiddleware:
+    """Listed only with DEBUG on (`make run`), where Django would answer a 404 with its technical
+    page, which lists the URL patterns: a path no route names, and a 404 a view raises, get the
+    site's 404 handler (core.problems.not_found) as production's handler404 gives them. Last but
+    django-axes, so that static files and every other middleware come first, as they would."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            resolve(request.path_info, getattr(request, "urlconf", None))
+        except Resolver404 as error:
+            return not_found(request, error)
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

@@ -3,7 +3,7 @@ the API, and the redirects from the few paths people type without their trailing
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
@@ -13,13 +13,6 @@ def front_door(request: HttpRequest) -> HttpResponse:
     """`/`: a page linking every surface; the admin's "View site" (AdminSite.site_url, "/")
     leads here."""
     return render(request, "site/front_door.html")
-
-
-def unknown_path(request: HttpRequest) -> HttpResponse:
-    """Every path no other route names (the last route of config/urls.py): a 404, raised in a
-    view so that core.middleware.NotFoundPageMiddleware answers it as production does, with
-    DEBUG on too."""
-    raise Http404("No route here.")
 
 
 def to_slash_form(request: HttpRequest) -> HttpResponse:

@@ -69,7 +69,6 @@ MIDDLEWARE = [
     "core.middleware.RefusedBodyDrainMiddleware",
     "core.middleware.BadRequestMiddleware",
     "rest.middleware.ApiProblemFallbackMiddleware",
-    "core.middleware.NotFoundPageMiddleware",
     "core.middleware.NotImplementedMethodMiddleware",
     "rest.middleware.ApiBodySizeLimitMiddleware",
     "core.middleware.IncompleteBodyMiddleware",
@@ -89,6 +88,10 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a locked-out login into its 429 response.
     "axes.middleware.AxesMiddleware",
 ]
+if DEBUG:
+    # `make run` only, before django-axes: production answers every 404 through handler404
+    # already (docs/decisions/development-server.md).
+    MIDDLEWARE.insert(-1, "core.middleware.DebugNotFoundMiddleware")
 
 # django-axes first: it refuses a login from a locked-out client before any password is checked.
 AUTHENTICATION_BACKENDS = [

@@ -24,7 +24,7 @@ disable_created_metrics()
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 # A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
-# and one that reached the catch-all route of config/urls.py (a 404 for an unknown path).
+# and one for a path no route names (a 404).
 NOT_ROUTED = "(not routed)"
 UNKNOWN_PATH = "(unknown path)"
 
@@ -101,10 +101,10 @@ def surface_of(path: str) -> str:
     return surfaces.surface_of(path).name
 
 
-def route_of(request: HttpRequest) -> str:
+def route_of(request: HttpRequest, status: int) -> str:
     match = getattr(request, "resolver_match", None)
     if match is None:
-        return NOT_ROUTED
+        return UNKNOWN_PATH if status == 404 else NOT_ROUTED
     return match.route or UNKNOWN_PATH
 
 

@@ -70,7 +70,7 @@ class MetricsMiddleware:
     ) -> None:
         surface = surface_of(request.path_info)
         status = response.status_code
-        key = (surface, route_of(request), method_of(request), status)
+        key = (surface, route_of(request, status), method_of(request), status)
         series = self.series.get(key)
         if series is None:
             series = (

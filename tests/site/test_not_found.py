@@ -4,9 +4,12 @@ Under /api/ it stays the problem whatever the Accept (docs/decisions/not-found-f
 from __future__ import annotations
 
 import json
+import runpy
 
 import pytest
+from django.urls import Resolver404, resolve
 
+from config.settings import base
 from tests.site.conftest import BROWSER_ACCEPT, links_of
 
 MACHINE_ACCEPTS = [
@@ -20,6 +23,19 @@ MACHINE_ACCEPTS = [
 
 def get(client, path: str, accept: str | None):
     return client.get(path, headers={"Accept": accept} if accept else {})
+
+
+def middleware_when(monkeypatch, debug: str) -> list[str]:
+    """MIDDLEWARE as config.settings.base builds it with DEBUG=`debug` in the environment."""
+    monkeypatch.setenv("DEBUG", debug)
+    return runpy.run_path(base.__file__)["MIDDLEWARE"]
+
+
+@pytest.fixture
+def make_run(settings, monkeypatch):
+    """The settings `make run` serves with: DEBUG on, and the middleware it adds."""
+    settings.MIDDLEWARE = middleware_when(monkeypatch, "true")
+    settings.DEBUG = True
 
 
 @pytest.mark.parametrize("path", ["/nowhere", "/docs/rels/nonsense", "/docs/problems/nonsense"])
@@ -85,11 +101,9 @@ def test_the_html_page_uses_the_sites_stylesheet_and_policy(client, db):
 
 
 @pytest.mark.parametrize("path", ["/nowhere", "/docs/rels/nonsense"])
-def test_make_runs_debug_mode_answers_as_production_does(client, db, settings, path):
+def test_make_runs_debug_mode_answers_as_production_does(client, db, make_run, path):
     """With DEBUG on (make run) Django would send its technical 404 page listing the URL
     patterns; the newcomer gets the same page, and a program the same problem, as production."""
-    settings.DEBUG = True
-
     page = get(client, path, BROWSER_ACCEPT)
     assert page.status_code == 404
     assert "/" in links_of(page).anchors
@@ -99,6 +113,16 @@ def test_make_runs_debug_mode_answers_as_production_does(client, db, settings, p
     assert problem.status_code == 404
     assert problem["Content-Type"] == "application/problem+json"
     assert json.loads(problem.content)["status"] == 404
+
+
+def test_what_only_make_run_needs_exists_only_with_debug_on(monkeypatch):
+    """Production answers a 404 through handler404: no catch-all route, no 404 middleware."""
+    development = "core.middleware.DebugNotFoundMiddleware"
+
+    assert development in middleware_when(monkeypatch, "true")
+    assert development not in middleware_when(monkeypatch, "false")
+    with pytest.raises(Resolver404):
+        resolve("/nowhere")
 
 
 def test_a_post_to_an_unknown_path_is_a_404_not_a_csrf_refusal(client, db):
