@@ -33,6 +33,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
+from core.client_address import client_address
 from core.metrics.instruments import count_cache_call
 from core.middleware import Handler
 
@@ -161,18 +162,8 @@ def charge_read(request: HttpRequest, cost: int) -> RateLimitState | None:
 
 
 def client_ident(request: HttpRequest) -> str:
-    """The client's address as DRF's BaseThrottle.get_ident names it, from the same setting:
-    REST_FRAMEWORK["NUM_PROXIES"] decides whether X-Forwarded-For is believed (0: never; n: the
-    address n proxies from the end; unset: the whole header)."""
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR")
-    address = request.META.get("REMOTE_ADDR")
-    proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES")
-    if proxies is None and forwarded:
-        address = "".join(forwarded.split())
-    elif proxies and forwarded is not None:
-        hops = forwarded.split(",")
-        address = hops[-min(proxies, len(hops))].strip()
-    return address or "unknown"
+    """Whom a read is counted for: the client's address (the admin's lockout counts it too)."""
+    return client_address(request) or "unknown"
 
 
 class RateLimitHeadersMiddleware:
