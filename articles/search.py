@@ -24,8 +24,9 @@ from django.db.models import IntegerField as IntegerOutput
 from django.db.models.expressions import RawSQL
 
 from articles.models import Article
-from articles.selectors import Page, article_page, past_every_table
+from articles.selectors import article_page, past_every_table
 from blogs.models import Blog
+from core.paging import Page
 
 QUERY_MAX_LENGTH = 200
 SEARCH_CONFIG = "english"

@@ -4,32 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, TypeVar
 
 from django.db.models import Count, Max, Sum
 
 from articles.models import Article, ArticleRevision, Comment
 from articles.signals import blog_annotations
 from blogs.models import Blog
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    items: list[T]
-    total: int
-    page_index: int
-    page_size: int
-
-    @property
-    def total_pages(self) -> int:
-        return -(-self.total // self.page_size)
-
-    @property
-    def offset(self) -> int:
-        return (self.page_index - 1) * self.page_size
-
+from core.paging import Page
 
 # The largest id a BigAutoField holds: a larger one in a URL names nothing, and must not reach
 # the database (PostgreSQL would refuse the parameter).

@@ -16,8 +16,8 @@ from graphene_django import DjangoObjectType
 
 from articles.models import Article, ArticleRevision
 from articles.search import QUERY_MAX_LENGTH, SORTS
-from articles.selectors import Page
 from blogs.models import Blog
+from core.paging import Page
 from graphapi.catalogue import (
     FilmRecord,
     PersonRecord,

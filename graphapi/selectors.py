@@ -15,8 +15,9 @@ from graphql import (
 
 from articles import search
 from articles.models import Article, ArticleRevision
-from articles.selectors import MAX_ID, Page, revisions_by_article
+from articles.selectors import MAX_ID, revisions_by_article
 from blogs.models import Blog
+from core.paging import Page
 
 # Where a list of articles leaves each one's revisions, read for the whole list at once.
 KEPT_REVISIONS = "kept_revisions"

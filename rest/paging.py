@@ -18,16 +18,13 @@ from django.conf import settings
 from django.http import HttpRequest
 from rest_framework import serializers
 
-from articles.search import SearchError, clean_query, clean_sort
-from articles.selectors import Page
+from core.paging import Page
 from rest.exceptions import InvalidQueryParameter
 from rest.links import HalSerializer, Link, LinksField, curies, get_request, link, page_href
 
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
 # Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).
 _MAX_DIGITS = 18
-# A comment has no title: its `item` link is titled with the author and the text's first words.
-COMMENT_TITLE_CHARS = 40
 
 
 def _positive_int(request: HttpRequest, name: str, default: int) -> int:
@@ -50,7 +47,7 @@ def page_params(request: HttpRequest) -> tuple[int, int]:
     return page_index, page_size
 
 
-def _utf8_param(request: HttpRequest, name: str) -> str | None:
+def utf8_param(request: HttpRequest, name: str) -> str | None:
     """The parameter `name`, or a 400 naming it when its bytes are not UTF-8. Django decodes the
     query string with replacement, so `q=%ff%fe` would arrive as two U+FFFD and be searched
     for; a U+FFFD the client did send (`%EF%BF%BD`) is text like any other."""
@@ -68,18 +65,6 @@ def _utf8_param(request: HttpRequest, name: str) -> str | None:
         except UnicodeDecodeError:
             raise InvalidQueryParameter(name, f"{name} must be UTF-8 text.") from None
     return value
-
-
-def search_params(request: HttpRequest) -> dict[str, str]:
-    """`q` and `sort` of a page of articles, checked (articles.search), or a 400 naming the bad
-    one; only those given, as the page links repeat them."""
-    try:
-        query = clean_query(_utf8_param(request, "q"))
-        sort = clean_sort(request.GET.get("sort"), query=query)
-    except SearchError as error:
-        raise InvalidQueryParameter(error.parameter, str(error)) from None
-    given = {"q": query, "sort": sort}
-    return {name: value for name, value in given.items() if value is not None}
 
 
 def page_links(
@@ -105,15 +90,6 @@ def page_links(
 def member_title(member: dict[str, Any]) -> str | None:
     """The title of a member's `item` link: its `title` field (blogs and articles)."""
     return member.get("title")
-
-
-def comment_title(member: dict[str, Any]) -> str:
-    """`alice: The first forty characters of the text…`, whitespace runs made one space, so
-    that a list of comment links tells them apart without fetching each."""
-    text = " ".join(member["text"].split())
-    if len(text) > COMMENT_TITLE_CHARS:
-        text = text[:COMMENT_TITLE_CHARS].rstrip() + "\u2026"
-    return f"{member['author']}: {text}"
 
 
 def item_links(

@@ -10,7 +10,6 @@ from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from articles.api.permissions import WritesNeedToken
 from rest.authentication import AccessTokenAuthentication
 from rest.conditional import tag_variant
 from rest.exceptions import ServiceUnavailable, exception_handler
@@ -24,6 +23,7 @@ from rest.negotiation import (
     StrictHalJsonParser,
     StrictJsonParser,
 )
+from rest.permissions import WritesNeedToken
 from rest.throttling import ReadRateThrottle, WriteRateThrottle
 
 

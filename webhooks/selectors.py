@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
-from articles.selectors import Page
+from core.paging import Page
 from webhooks.models import Attempt, Delivery, Subscription
 
 

@@ -1,18 +1,21 @@
-"""The blogs and articles a REST request names, with the answers the contract gives when they
-are missing (404), deleted (410) or not the client's to write (403)."""
+"""What a REST request names: the blog and article, with the answers the contract gives when they
+are missing (404), deleted (410) or not the client's to write (403), and the search it asks for."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from rest_framework.request import Request
 
 from articles import selectors
 from articles.exceptions import ArticleGone
 from articles.models import Article
+from articles.search import SearchError, clean_query, clean_sort
 from blogs.models import Blog
+from rest.exceptions import InvalidQueryParameter
+from rest.paging import utf8_param
 
 
 def get_blog(blog_id: int) -> Blog:
@@ -77,3 +80,15 @@ def _live(article: Article, blog: Blog) -> Article:
         raise ArticleGone
     article.blog = blog
     return article
+
+
+def search_params(request: HttpRequest) -> dict[str, str]:
+    """`q` and `sort` of a page of articles, checked (articles.search), or a 400 naming the bad
+    one; only those given, as the page links repeat them."""
+    try:
+        query = clean_query(utf8_param(request, "q"))
+        sort = clean_sort(request.GET.get("sort"), query=query)
+    except SearchError as error:
+        raise InvalidQueryParameter(error.parameter, str(error)) from None
+    given = {"q": query, "sort": sort}
+    return {name: value for name, value in given.items() if value is not None}

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework import exceptions
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from articles.models import Comment
@@ -16,15 +13,6 @@ ARTICLE_PERMISSION_BY_METHOD = {
     "PUT": "articles.change_article",
     "DELETE": "articles.delete_article",
 }
-
-
-class WritesNeedToken(BasePermission):
-    """Reads are public; every write needs an authenticated token (else 401)."""
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        if request.method in ("GET", "HEAD", "OPTIONS"):
-            return True
-        return request.auth is not None
 
 
 def ensure_may_write_articles(request: Request, blog: Blog) -> None:

@@ -26,9 +26,22 @@ from rest.links import (
     page_template,
     templated_link,
 )
-from rest.paging import comment_title, page_serializer
+from rest.paging import page_serializer
 
 # --- input ----------------------------------------------------------------------------------------
+
+
+# A comment has no title: its `item` link is titled with the author and the text's first words.
+COMMENT_TITLE_CHARS = 40
+
+
+def comment_title(member: dict[str, Any]) -> str:
+    """`alice: The first forty characters of the text…`, whitespace runs made one space, so
+    that a list of comment links tells them apart without fetching each."""
+    text = " ".join(member["text"].split())
+    if len(text) > COMMENT_TITLE_CHARS:
+        text = text[:COMMENT_TITLE_CHARS].rstrip() + "\u2026"
+    return f"{member['author']}: {text}"
 
 
 class StrictCharField(serializers.CharField):

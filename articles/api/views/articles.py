@@ -19,6 +19,7 @@ from articles.api.lookups import (
     get_blog_article,
     get_blog_for_reading,
     get_blog_to_write,
+    search_params,
 )
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.schema import SEARCH_PARAMETERS
@@ -43,7 +44,7 @@ from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
 from rest.openapi import CONDITIONAL_WRITE, IDEMPOTENCY_KEY, PAGE_PARAMETERS, PREFER, read, write
-from rest.paging import page_body, page_params, search_params
+from rest.paging import page_body, page_params
 from rest.views import ApiView, json_object
 
 

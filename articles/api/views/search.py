@@ -8,6 +8,7 @@ from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import selectors
+from articles.api.lookups import search_params
 from articles.api.schema import search_parameters
 from articles.api.serializers import ArticlePageSerializer
 from articles.api.views.blogs import EPOCH
@@ -15,7 +16,7 @@ from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import InvalidQueryParameter
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
-from rest.paging import page_body, page_params, search_params
+from rest.paging import page_body, page_params
 from rest.views import ApiView
 
 

@@ -1,0 +1,17 @@
+"""Who may call a REST resource at all: reads are public, writes need a token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+
+class WritesNeedToken(BasePermission):
+    """Reads are public; every write needs an authenticated token (else 401)."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        return request.auth is not None
