@@ -1,22 +1,5 @@
-"""The Star Wars data as an immutable snapshot kept in memory by each process (a read model).
-
-The films, planets and people are reference data (6, 60 and 82 rows) that change only when an
-operator loads them again, yet every GraphQL document about them walked their relations in SQL.
-So a process reads everything the schema exposes once, in a fixed number of queries whatever
-the document asks, and serves every Star Wars field from memory:
-
-- `Catalogue` holds frozen records linked to each other (a film's planets are the planet
-  records themselves), every list in SWAPI id order. It is complete before it is published
-  (one assignment) and never changed afterwards, so the threads of a worker share it freely.
-- Freshness: whoever writes the tables replaces the token of the `StarWarsRevision` row in the
-  same transaction (graphapi.services.starwars_revision_bump; load_starwars is the only writer,
-  there is no admin for this data). A process compares that token with its snapshot's at
-  most once every GRAPHQL_STARWARS_REVALIDATE_SECONDS (0: on every request) and rebuilds when
-  it changed; the process that wrote drops its snapshot when the write commits. Other
-  processes therefore answer from the new data within that many seconds of the commit.
-- One request sees one snapshot (it is pinned on the request), even if a rebuild happens
-  while its document runs.
-"""
+"""The Star Wars data as an immutable snapshot kept in memory by each process (a read model),
+rebuilt when the StarWarsRevision token changes; docs/graphql.md says how fresh it stays."""
 
 from __future__ import annotations
 
@@ -182,9 +165,8 @@ _LISTS = {record: _lists(record) for record in (FilmRecord, PlanetRecord, Person
 def build(token: uuid.UUID | None) -> Catalogue:
     """Every film, planet and person with every relation the schema exposes, in six queries.
 
-    `token` is read before the rows: a write that commits while they are read replaces it, so
-    a catalogue built across a write is rebuilt at the next revalidation. Links whose ends
-    were not read (deleted meanwhile) are left out until then.
+    `token` is read before the rows; links whose ends were not read (deleted meanwhile) are
+    left out until the next rebuild.
     """
     planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, _PLANET_FIELDS)}
     people: dict[int, PersonRecord] = {}

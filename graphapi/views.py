@@ -1,11 +1,6 @@
 """The /graphql endpoint: graphene-django's GraphQLView, extended through its hooks.
 
-Its `dispatch` serves every request; the field middleware (the time budget, settings.GRAPHENE),
-the execution context and the validation rules are its options. Around it: HEAD, the read limit
-and `application/graphql-response+json` with the GraphQL-over-HTTP draft's status codes; in its
-hooks: 413/415 and malformed bodies, the documents kept per process (graphapi.documents), no
-exception text in any answer. docs/graphql.md says what each does, docs/decisions/graphql-view.md
-why it is done here.
+docs/graphql.md says what each extension does, docs/decisions/graphql-view.md why it is here.
 """
 
 from __future__ import annotations
