@@ -1,11 +1,7 @@
 """Reading request envelopes safely, and writing response envelopes cheaply.
 
-Parsing is hardened against hostile XML: no entity resolution, no DTD, no network, UTF-8 only,
-and any DOCTYPE or processing instruction refused outright (SOAP 1.2 part 1, 5: a SOAP message
-has neither). On top of the parser's own limits the tree gets a depth limit. Text nodes have no
-limit of their own below the body's (SOAP_MAX_BODY_BYTES): a valid envelope within the body
-limit is served whatever its longest text; libxml2 still refuses text nodes over 10,000,000
-characters (huge_tree off).
+Parsing is hardened against hostile XML (docs/soap.md lists the limits): any DOCTYPE or
+processing instruction is refused outright (SOAP 1.2 part 1, 5: a SOAP message has neither).
 """
 
 from __future__ import annotations

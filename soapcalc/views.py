@@ -134,7 +134,12 @@ def _get(request: HttpRequest) -> HttpResponse:
         try:
             if labelled is None:
                 raise sender_fault("This operation answers application/soap+xml only", status=406)
-            response = _invoke_by_get(request, namespace)
+            envelope = answer_query(
+                params=dict(request.GET.lists()),
+                namespace=namespace,
+                security_required=settings.SOAP_WSSE_REQUIRED,
+            )
+            response = HttpResponse(envelope, content_type=SOAP12.content_type)
         except SoapFault as fault:
             response = _fault_response(fault, SOAP12)
         if labelled == _PLAIN_XML:
@@ -143,15 +148,6 @@ def _get(request: HttpRequest) -> HttpResponse:
         response = _help_page(request, namespace)
     patch_vary_headers(response, ("Accept",))
     return response
-
-
-def _invoke_by_get(request: HttpRequest, namespace: str) -> HttpResponse:
-    envelope = answer_query(
-        params=dict(request.GET.lists()),
-        namespace=namespace,
-        security_required=settings.SOAP_WSSE_REQUIRED,
-    )
-    return HttpResponse(envelope, content_type=SOAP12.content_type)
 
 
 def _help_page(request: HttpRequest, namespace: str) -> HttpResponse:
