@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
@@ -180,26 +181,27 @@ def build(token: uuid.UUID | None) -> Catalogue:
         for row in _rows(Film, _FILM_FIELDS)
     }
 
-    links = _Links()
+    # Records hash by identity (eq=False).
+    links: defaultdict[tuple[Any, str], list[Any]] = defaultdict(list)
     for film, planet in _pairs(Film.planets.through, "film_id", films, "planet_id", planets):
-        links.add(film, "planets", planet)
-        links.add(planet, "films", film)
+        links[film, "planets"].append(planet)
+        links[planet, "films"].append(film)
     for film, person in _pairs(Film.characters.through, "film_id", films, "person_id", people):
-        links.add(film, "characters", person)
-        links.add(person, "films", film)
+        links[film, "characters"].append(person)
+        links[person, "films"].append(film)
     for person, friend in _pairs(
         Person.friends.through, "from_person_id", people, "to_person_id", people
     ):
-        links.add(person, "friends", friend)
+        links[person, "friends"].append(friend)
     # People come in id order, so each planet's residents do too.
     for person, homeworld_id in homeworlds:
         planet = planets.get(homeworld_id)
         if planet is not None:
             object.__setattr__(person, "homeworld", planet)
-            links.add(planet, "residents", person)
+            links[planet, "residents"].append(person)
     for record in (*films.values(), *planets.values(), *people.values()):
         for name in _LISTS[type(record)]:
-            object.__setattr__(record, name, links.of(record, name))
+            object.__setattr__(record, name, tuple(links.get((record, name), ())))
 
     catalogue = Catalogue(
         token=token,
@@ -218,19 +220,6 @@ def build(token: uuid.UUID | None) -> Catalogue:
         len(people),
     )
     return catalogue
-
-
-class _Links:
-    """The list relations being gathered, by record and relation name."""
-
-    def __init__(self) -> None:
-        self._lists: dict[tuple[int, str], list[Any]] = {}
-
-    def add(self, record: Any, name: str, other: Any) -> None:
-        self._lists.setdefault((id(record), name), []).append(other)
-
-    def of(self, record: Any, name: str) -> tuple[Any, ...]:
-        return tuple(self._lists.get((id(record), name), ()))
 
 
 def _rows(model: type[models.Model], fields: tuple[str, ...]) -> Iterable[dict[str, Any]]:
