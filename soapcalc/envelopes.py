@@ -165,10 +165,7 @@ def check_must_understand(
             continue
         if etree.QName(block).namespace is None:
             raise sender_fault("Header blocks must be namespace-qualified")
-        flag = block.get(must_understand)
-        if flag is None:
-            continue
-        flag = flag.strip()
+        flag = block.get(must_understand, "false").strip()
         if flag in _FALSE:
             continue
         if flag not in _TRUE:

@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from core.negotiation import preferred
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.metrics import soap_fault
-from soapcalc.operation import answer_envelope, answer_query
+from soapcalc.operation import QUERY_PARAMETERS, answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
 from soapcalc.wsdl import ServiceMisconfigured, render_description, request_schema, soap_action
 
@@ -125,11 +125,7 @@ def _get(request: HttpRequest) -> HttpResponse:
             patch_vary_headers(response, ("Accept",))
             return response
     accept = request.META.get("HTTP_ACCEPT", "")
-    if (
-        "FirstValue" in params
-        or "SecondValue" in params
-        or "application/soap+xml" in accept.lower()
-    ):
+    if any(name in params for name in QUERY_PARAMETERS) or "application/soap+xml" in accept.lower():
         labelled = _labelled_for(request, SOAP12.media_type)
         try:
             if labelled is None:
