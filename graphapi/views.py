@@ -106,9 +106,7 @@ class SiteGraphQLView(GraphQLView):
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
         """application/graphql-response+json when the client names it and prefers it to
-        application/json (by q-value, then by the client's order); application/json otherwise:
-        a missing Accept, */*, application/*, or an Accept we cannot satisfy, which the
-        GraphQL-over-HTTP specification lets a server answer in application/json, not 406."""
+        application/json; application/json otherwise, never 406 (docs/graphql.md)."""
         named = request.accepted_type(GRAPHQL_RESPONSE)
         if named is None or named.sub_type == "*":
             return JSON

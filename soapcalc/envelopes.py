@@ -135,10 +135,14 @@ def open_envelope(root: etree._Element, version: SoapVersion) -> OpenedEnvelope:
     return OpenedEnvelope(header=header, body=body)
 
 
+def holds_text(element: etree._Element) -> bool:
+    """Whether text other than whitespace lies among the element's children."""
+    texts = (element.text, *(child.tail for child in element))
+    return any(text and text.strip() for text in texts)
+
+
 def _refuse_text(element: etree._Element, name: str) -> None:
-    if (element.text and element.text.strip()) or any(
-        child.tail and child.tail.strip() for child in element
-    ):
+    if holds_text(element):
         raise sender_fault(f"The {name} holds text where only elements are allowed")
 
 

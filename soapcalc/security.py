@@ -19,7 +19,7 @@ from lxml import etree
 
 from blogs.models import AccessToken
 from blogs.services import token_authenticate
-from soapcalc.envelopes import aimed_at_us
+from soapcalc.envelopes import aimed_at_us, holds_text
 from soapcalc.faults import SoapFault, sender_fault
 from soapcalc.versions import SoapVersion
 
@@ -146,9 +146,7 @@ def _invalid(reason: str) -> SoapFault:
 
 
 def _elements(parent: etree._Element) -> list[etree._Element]:
-    if (parent.text and parent.text.strip()) or any(
-        child.tail and child.tail.strip() for child in parent
-    ):
+    if holds_text(parent):
         raise _invalid(f"The {etree.QName(parent).localname} holds text among its elements")
     return [child for child in parent if isinstance(child.tag, str)]
 
