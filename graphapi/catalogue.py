@@ -1,22 +1,5 @@
-"""The Star Wars data as an immutable snapshot kept in memory by each process (a read model).
-
-The films, planets and people are reference data (6, 60 and 82 rows) that change only when an
-operator loads them again, yet every GraphQL document about them walked their relations in SQL.
-So a process reads everything the schema exposes once, in a fixed number of queries whatever
-the document asks, and serves every Star Wars field from memory:
-
-- `Catalogue` holds frozen records linked to each other (a film's planets are the planet
-  records themselves), every list in SWAPI id order. It is complete before it is published
-  (one assignment) and never changed afterwards, so the threads of a worker share it freely.
-- Freshness: whoever writes the tables replaces the token of the `StarWarsRevision` row in the
-  same transaction (graphapi.services.starwars_revision_bump; load_starwars is the only writer,
-  there is no admin for this data). A process compares that token with its snapshot's at
-  most once every GRAPHQL_STARWARS_REVALIDATE_SECONDS (0: on every request) and rebuilds when
-  it changed; the process that wrote drops its snapshot when the write commits. Other
-  processes therefore answer from the new data within that many seconds of the commit.
-- One request sees one snapshot (it is pinned on the request), even if a rebuild happens
-  while its document runs.
-"""
+"""The Star Wars data as an immutable snapshot kept in memory by each process (a read model),
+rebuilt when the StarWarsRevision token changes; docs/graphql.md says how fresh it stays."""
 
 from __future__ import annotations
 
@@ -24,6 +7,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from types import MappingProxyType
@@ -182,9 +166,8 @@ _LISTS = {record: _lists(record) for record in (FilmRecord, PlanetRecord, Person
 def build(token: uuid.UUID | None) -> Catalogue:
     """Every film, planet and person with every relation the schema exposes, in six queries.
 
-    `token` is read before the rows: a write that commits while they are read replaces it, so
-    a catalogue built across a write is rebuilt at the next revalidation. Links whose ends
-    were not read (deleted meanwhile) are left out until then.
+    `token` is read before the rows; links whose ends were not read (deleted meanwhile) are
+    left out until the next rebuild.
     """
     planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, _PLANET_FIELDS)}
     people: dict[int, PersonRecord] = {}
@@ -198,26 +181,27 @@ def build(token: uuid.UUID | None) -> Catalogue:
         for row in _rows(Film, _FILM_FIELDS)
     }
 
-    links = _Links()
+    # Records hash by identity (eq=False).
+    links: defaultdict[tuple[Any, str], list[Any]] = defaultdict(list)
     for film, planet in _pairs(Film.planets.through, "film_id", films, "planet_id", planets):
-        links.add(film, "planets", planet)
-        links.add(planet, "films", film)
+        links[film, "planets"].append(planet)
+        links[planet, "films"].append(film)
     for film, person in _pairs(Film.characters.through, "film_id", films, "person_id", people):
-        links.add(film, "characters", person)
-        links.add(person, "films", film)
+        links[film, "characters"].append(person)
+        links[person, "films"].append(film)
     for person, friend in _pairs(
         Person.friends.through, "from_person_id", people, "to_person_id", people
     ):
-        links.add(person, "friends", friend)
+        links[person, "friends"].append(friend)
     # People come in id order, so each planet's residents do too.
     for person, homeworld_id in homeworlds:
         planet = planets.get(homeworld_id)
         if planet is not None:
             object.__setattr__(person, "homeworld", planet)
-            links.add(planet, "residents", person)
+            links[planet, "residents"].append(person)
     for record in (*films.values(), *planets.values(), *people.values()):
         for name in _LISTS[type(record)]:
-            object.__setattr__(record, name, links.of(record, name))
+            object.__setattr__(record, name, tuple(links.get((record, name), ())))
 
     catalogue = Catalogue(
         token=token,
@@ -236,19 +220,6 @@ def build(token: uuid.UUID | None) -> Catalogue:
         len(people),
     )
     return catalogue
-
-
-class _Links:
-    """The list relations being gathered, by record and relation name."""
-
-    def __init__(self) -> None:
-        self._lists: dict[tuple[int, str], list[Any]] = {}
-
-    def add(self, record: Any, name: str, other: Any) -> None:
-        self._lists.setdefault((id(record), name), []).append(other)
-
-    def of(self, record: Any, name: str) -> tuple[Any, ...]:
-        return tuple(self._lists.get((id(record), name), ()))
 
 
 def _rows(model: type[models.Model], fields: tuple[str, ...]) -> Iterable[dict[str, Any]]:

@@ -1,12 +1,8 @@
 """Parsed and validated documents, kept per process for the documents clients repeat.
 
-Parsing and validating a document is about a quarter of the CPU of a typical query (graphql-core
-walks the whole tree once per validation rule), and clients send the same few documents again
-and again. A document that parses and passes validation is kept, keyed by its text and by the
-settings the rules read, so a changed limit never answers from an old verdict. Refused documents
-are not kept (an attacker's variations must not fill the cache), and only short ones are: the
-cache holds at most _CACHED_DOCUMENTS documents of at most _CACHEABLE_LENGTH characters, a few
-megabytes at worst.
+Parsing and validating is about a quarter of the CPU of a typical query. Keyed by the text and
+the settings the rules read, so a changed limit never answers from an old verdict; refused and
+long documents are not kept, so an attacker's variations cannot fill it (a few MB at worst).
 """
 
 from __future__ import annotations

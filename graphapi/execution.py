@@ -1,11 +1,5 @@
-"""The time budget of a request (GRAPHQL_TIME_BUDGET_MS), through graphql-core's public API.
-
-A field middleware checks the deadline before each field is resolved: once it has passed, every
-later field raises the same error, so execution unwinds without resolving anything more, and the
-execution context's `build_response` answers `data: null` with that one error. Resolution is
-synchronous, so a single SQL query already running is not interrupted; the token and depth
-limits keep each one small. The view stamps the request (the context value) when it arrives, so
-parsing and validation count against the budget too.
+"""The time budget of a request (GRAPHQL_TIME_BUDGET_MS), through graphql-core's public API
+(docs/graphql.md). The view stamps the request when it arrives, so parsing and validation count.
 """
 
 from __future__ import annotations

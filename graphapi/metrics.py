@@ -12,6 +12,5 @@ GRAPHQL_ERRORS = Counter(
 )
 
 
-def graphql_errors(kind: str, count: int = 1) -> None:
-    if count:
-        GRAPHQL_ERRORS.labels(kind).inc(count)
+def graphql_errors(kind: str) -> None:
+    GRAPHQL_ERRORS.labels(kind).inc()

@@ -84,14 +84,8 @@ class Film(models.Model):
 
 
 class StarWarsRevision(models.Model):
-    """One row naming the version of the films, planets and people (see graphapi.catalogue).
-
-    Every write to those tables replaces the token in the same transaction
-    (graphapi.services.starwars_revision_bump), so a process that keeps the data in memory
-    knows its copy is current while the token it was built from is still the one stored here.
-    A token rather than a counter: a rolled-back write, or a row recreated after a flush,
-    can never bring back a value that an older copy was built from.
-    """
+    """One row naming the version of the films, planets and people, replaced by every write to
+    them (graphapi.services.starwars_revision_bump); docs/graphql.md says why a token."""
 
     SINGLETON_ID = 1
 

@@ -1,10 +1,7 @@
 """The GraphQL schema of the contract (section B): names and nullability exactly as stated there.
 
-Every field is declared here, nullable as the contract writes it (DjangoObjectType would make
-model fields non-null). The Star Wars types are served from the process's in-memory catalogue
-(graphapi.catalogue): their fields are the records' own attributes, relations included, so a
-document of any depth reads no table once the catalogue is built. Blogs and articles are live
-data, read from the database on every request.
+Every field is declared here because DjangoObjectType would make model fields non-null. The Star
+Wars fields are the catalogue records' own attributes (graphapi.catalogue).
 """
 
 from __future__ import annotations
@@ -117,11 +114,15 @@ class ArticlePageType(graphene.ObjectType):
         graphene.List(graphene.NonNull(lambda: ArticleType)),
         description="The page's articles, in the page's order.",
     )
-    count = graphene.Int(required=True, description="Articles in all pages (REST's totalArticles).")
+    count = graphene.Int(
+        required=True, source="total", description="Articles in all pages (REST's totalArticles)."
+    )
     page_index = graphene.Int(required=True, description="This page's number, from 1.")
     page_size = graphene.Int(required=True, description="Articles per page.")
     page_count = graphene.Int(
-        required=True, description="Number of pages (REST's totalPages); 0 when none match."
+        required=True,
+        source="total_pages",
+        description="Number of pages (REST's totalPages); 0 when none match.",
     )
 
     class Meta:
@@ -131,14 +132,6 @@ class ArticlePageType(graphene.ObjectType):
     @staticmethod
     def resolve_items(page: Page, info: graphene.ResolveInfo) -> list[Article]:
         return keep_revisions(list(page.items), info)
-
-    @staticmethod
-    def resolve_page_count(page: Page, info: graphene.ResolveInfo) -> int:
-        return page.total_pages
-
-    @staticmethod
-    def resolve_count(page: Page, info: graphene.ResolveInfo) -> int:
-        return page.total
 
 
 class BlogType(DjangoObjectType):
@@ -164,13 +157,17 @@ class BlogType(DjangoObjectType):
 
 
 class RevisionType(graphene.ObjectType):
-    revision = graphene.Int(description="The revision's number: the article's version then.")
+    revision = graphene.Int(
+        source="version", description="The revision's number: the article's version then."
+    )
     title = graphene.String(description="The title the article had.")
     content = graphene.String(description="The content it had; null when none.")
     article_etag = graphene.String(
         description="The ETag the article had in this state (its REST representation)."
     )
-    replaced_at = graphene.DateTime(description="When a replace replaced this state.")
+    replaced_at = graphene.DateTime(
+        source="history_date", description="When a replace replaced this state."
+    )
     replaced_by = graphene.String(description="The username of who replaced it; null when unknown.")
 
     class Meta:
@@ -179,26 +176,6 @@ class RevisionType(graphene.ObjectType):
             "A state of an article that a replace replaced: the same data as GET"
             " /api/v1.2/blogs/{blogId}/articles/{id}/revisions/{revision}."
         )
-
-    @staticmethod
-    def resolve_revision(revision: ArticleRevision, info: graphene.ResolveInfo) -> int:
-        return revision.version
-
-    @staticmethod
-    def resolve_title(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
-        return revision.title
-
-    @staticmethod
-    def resolve_content(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:
-        return revision.content
-
-    @staticmethod
-    def resolve_article_etag(revision: ArticleRevision, info: graphene.ResolveInfo) -> str:
-        return revision.article_etag
-
-    @staticmethod
-    def resolve_replaced_at(revision: ArticleRevision, info: graphene.ResolveInfo):
-        return revision.history_date
 
     @staticmethod
     def resolve_replaced_by(revision: ArticleRevision, info: graphene.ResolveInfo) -> str | None:

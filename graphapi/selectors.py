@@ -57,10 +57,8 @@ def _checked(
     one otherwise (REST answers a 400 problem). An explicit null is the argument's default, as
     it is for q and sort (the arguments are nullable: the schema's defaults apply only to an
     argument left out)."""
-    if page_index is None:
-        page_index = 1
-    if page_size is None:
-        page_size = settings.PAGE_SIZE_DEFAULT
+    page_index = 1 if page_index is None else page_index
+    page_size = settings.PAGE_SIZE_DEFAULT if page_size is None else page_size
     if page_index < 1:
         raise GraphQLError("pageIndex must be a positive integer.")
     if not 1 <= page_size <= settings.PAGE_SIZE_MAX:

@@ -1,10 +1,5 @@
-"""Limits on the documents the endpoint accepts, added to graphql-core's standard rules.
-
-Each refusal is a GraphQL error whose message names the limit. The limits are read from the
-settings on every request (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_ALIASES, GRAPHQL_MAX_TOKENS,
-GRAPHQL_INTROSPECTION), so VALIDATION_RULES, the view's `validation_rules`, is one
-fixed list. The token limit is enforced twice: by the parser on the text as sent,
-before any rule runs, and by MaxTokensRule on each operation with its fragments expanded.
+"""Limits on the documents the endpoint accepts, added to graphql-core's standard rules
+(docs/graphql.md). The rules read the settings on every request, so VALIDATION_RULES is fixed.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
 """The /graphql endpoint: graphene-django's GraphQLView, extended through its hooks.
 
-Its `dispatch` serves every request; the field middleware (the time budget, settings.GRAPHENE),
-the execution context and the validation rules are its options. Around it: HEAD, the read limit
-and `application/graphql-response+json` with the GraphQL-over-HTTP draft's status codes; in its
-hooks: 413/415 and malformed bodies, the documents kept per process (graphapi.documents), no
-exception text in any answer. docs/graphql.md says what each does, docs/decisions/graphql-view.md
-why it is done here.
+docs/graphql.md says what each extension does, docs/decisions/graphql-view.md why it is here.
 """
 
 from __future__ import annotations
@@ -111,9 +106,7 @@ class SiteGraphQLView(GraphQLView):
     @staticmethod
     def response_media_type(request: HttpRequest) -> str:
         """application/graphql-response+json when the client names it and prefers it to
-        application/json (by q-value, then by the client's order); application/json otherwise:
-        a missing Accept, */*, application/*, or an Accept we cannot satisfy, which the
-        GraphQL-over-HTTP specification lets a server answer in application/json, not 406."""
+        application/json; application/json otherwise, never 406 (docs/graphql.md)."""
         named = request.accepted_type(GRAPHQL_RESPONSE)
         if named is None or named.sub_type == "*":
             return JSON

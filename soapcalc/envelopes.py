@@ -1,11 +1,7 @@
 """Reading request envelopes safely, and writing response envelopes cheaply.
 
-Parsing is hardened against hostile XML: no entity resolution, no DTD, no network, UTF-8 only,
-and any DOCTYPE or processing instruction refused outright (SOAP 1.2 part 1, 5: a SOAP message
-has neither). On top of the parser's own limits the tree gets a depth limit. Text nodes have no
-limit of their own below the body's (SOAP_MAX_BODY_BYTES): a valid envelope within the body
-limit is served whatever its longest text; libxml2 still refuses text nodes over 10,000,000
-characters (huge_tree off).
+Parsing is hardened against hostile XML (docs/soap.md lists the limits): any DOCTYPE or
+processing instruction is refused outright (SOAP 1.2 part 1, 5: a SOAP message has neither).
 """
 
 from __future__ import annotations
@@ -139,10 +135,14 @@ def open_envelope(root: etree._Element, version: SoapVersion) -> OpenedEnvelope:
     return OpenedEnvelope(header=header, body=body)
 
 
+def holds_text(element: etree._Element) -> bool:
+    """Whether text other than whitespace lies among the element's children."""
+    texts = (element.text, *(child.tail for child in element))
+    return any(text and text.strip() for text in texts)
+
+
 def _refuse_text(element: etree._Element, name: str) -> None:
-    if (element.text and element.text.strip()) or any(
-        child.tail and child.tail.strip() for child in element
-    ):
+    if holds_text(element):
         raise sender_fault(f"The {name} holds text where only elements are allowed")
 
 
@@ -169,10 +169,7 @@ def check_must_understand(
             continue
         if etree.QName(block).namespace is None:
             raise sender_fault("Header blocks must be namespace-qualified")
-        flag = block.get(must_understand)
-        if flag is None:
-            continue
-        flag = flag.strip()
+        flag = block.get(must_understand, "false").strip()
         if flag in _FALSE:
             continue
         if flag not in _TRUE:

@@ -1,9 +1,7 @@
 """SOAP faults: what went wrong, which HTTP status that is, and the envelope that says so.
 
-The HTTP statuses follow the SOAP 1.2 HTTP binding (SOAP 1.2 part 2, 7.5.2.2, table 20): Sender
-is 400, Receiver, VersionMismatch and MustUnderstand are 500. SOAP 1.1 (section 6.2) answers every
-fault with 500. A refusal at the HTTP level (413, 414, 415, 405, 406) keeps its own status in both
-versions, with the fault body of the version the request named.
+HTTP statuses: SOAP 1.2 part 2, 7.5.2.2, table 20; SOAP 1.1, 6.2: every fault 500; HTTP-level
+refusals keep their own (docs/soap.md, "HTTP statuses").
 """
 
 from __future__ import annotations
@@ -31,14 +29,6 @@ class FaultCode(StrEnum):
     RECEIVER = "Receiver"
     VERSION_MISMATCH = "VersionMismatch"
     MUST_UNDERSTAND = "MustUnderstand"
-
-
-_SOAP12_STATUS = {
-    FaultCode.SENDER: 400,
-    FaultCode.RECEIVER: 500,
-    FaultCode.VERSION_MISMATCH: 500,
-    FaultCode.MUST_UNDERSTAND: 500,
-}
 
 
 class SoapFault(Exception):
@@ -69,9 +59,7 @@ class SoapFault(Exception):
     def http_status(self, version: SoapVersion) -> int:
         if self.status is not None:
             return self.status
-        if version is SOAP11:
-            return 500
-        return _SOAP12_STATUS[self.code]
+        return 400 if version is SOAP12 and self.code is FaultCode.SENDER else 500
 
 
 def sender_fault(reason: str, *, status: int | None = None, **kwargs) -> SoapFault:

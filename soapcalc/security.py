@@ -1,16 +1,8 @@
 """WS-Security UsernameToken: who sent a SOAP request, from its `wsse:Security` header block.
 
-The Username is a user's name and the Password one of that user's access tokens, sent as
-PasswordText (OASIS WSS UsernameToken Profile 1.1). PasswordDigest is refused: checking it needs
-the token in clear on the server, which never keeps it (docs/decisions/ws-security.md).
-
-`Created`, when sent, must lie within the last five minutes (a minute ahead is tolerated for
-clock skew); a `Nonce`, when sent, needs a `Created` and is accepted once: it is remembered in
-the shared cache, so a replay is refused whichever worker or host it reaches.
-
-Faults are Sender faults with the WS-Security codes (WSS SOAP Message Security 1.1, 12):
-FailedAuthentication for credentials that are wrong, missing, stale or replayed, InvalidSecurity
-for a header that cannot be read, UnsupportedSecurityToken for what this service does not do.
+The Password is one of the user's access tokens, as PasswordText (OASIS WSS UsernameToken
+Profile 1.1); docs/soap.md states the Created window, the nonce replay cache and the fault codes
+(WSS SOAP Message Security 1.1, 12), docs/decisions/ws-security.md why PasswordDigest is refused.
 """
 
 from __future__ import annotations
@@ -27,7 +19,7 @@ from lxml import etree
 
 from blogs.models import AccessToken
 from blogs.services import token_authenticate
-from soapcalc.envelopes import aimed_at_us
+from soapcalc.envelopes import aimed_at_us, holds_text
 from soapcalc.faults import SoapFault, sender_fault
 from soapcalc.versions import SoapVersion
 
@@ -35,7 +27,6 @@ WSSE_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-se
 WSU_NS = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 _PROFILE = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0"
 PASSWORD_TEXT = f"{_PROFILE}#PasswordText"
-PASSWORD_DIGEST = f"{_PROFILE}#PasswordDigest"
 BASE64_BINARY = (
     "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
 )
@@ -155,9 +146,7 @@ def _invalid(reason: str) -> SoapFault:
 
 
 def _elements(parent: etree._Element) -> list[etree._Element]:
-    if (parent.text and parent.text.strip()) or any(
-        child.tail and child.tail.strip() for child in parent
-    ):
+    if holds_text(parent):
         raise _invalid(f"The {etree.QName(parent).localname} holds text among its elements")
     return [child for child in parent if isinstance(child.tag, str)]
 

@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from core.negotiation import preferred
 from soapcalc.faults import FaultCode, SoapFault, render_fault, sender_fault
 from soapcalc.metrics import soap_fault
-from soapcalc.operation import answer_envelope, answer_query
+from soapcalc.operation import QUERY_PARAMETERS, answer_envelope, answer_query
 from soapcalc.versions import BY_MEDIA_TYPE, SOAP11, SOAP12, SoapVersion
 from soapcalc.wsdl import ServiceMisconfigured, render_description, request_schema, soap_action
 
@@ -125,16 +125,17 @@ def _get(request: HttpRequest) -> HttpResponse:
             patch_vary_headers(response, ("Accept",))
             return response
     accept = request.META.get("HTTP_ACCEPT", "")
-    if (
-        "FirstValue" in params
-        or "SecondValue" in params
-        or "application/soap+xml" in accept.lower()
-    ):
+    if any(name in params for name in QUERY_PARAMETERS) or "application/soap+xml" in accept.lower():
         labelled = _labelled_for(request, SOAP12.media_type)
         try:
             if labelled is None:
                 raise sender_fault("This operation answers application/soap+xml only", status=406)
-            response = _invoke_by_get(request, namespace)
+            envelope = answer_query(
+                params=dict(request.GET.lists()),
+                namespace=namespace,
+                security_required=settings.SOAP_WSSE_REQUIRED,
+            )
+            response = HttpResponse(envelope, content_type=SOAP12.content_type)
         except SoapFault as fault:
             response = _fault_response(fault, SOAP12)
         if labelled == _PLAIN_XML:
@@ -143,15 +144,6 @@ def _get(request: HttpRequest) -> HttpResponse:
         response = _help_page(request, namespace)
     patch_vary_headers(response, ("Accept",))
     return response
-
-
-def _invoke_by_get(request: HttpRequest, namespace: str) -> HttpResponse:
-    envelope = answer_query(
-        params=dict(request.GET.lists()),
-        namespace=namespace,
-        security_required=settings.SOAP_WSSE_REQUIRED,
-    )
-    return HttpResponse(envelope, content_type=SOAP12.content_type)
 
 
 def _help_page(request: HttpRequest, namespace: str) -> HttpResponse:

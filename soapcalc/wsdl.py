@@ -20,7 +20,6 @@ from lxml import etree
 
 WSDL_DIR = Path(__file__).resolve().parent / "wsdl"
 WSDL11_NS = "http://schemas.xmlsoap.org/wsdl/"
-WSDL20_NS = "http://www.w3.org/ns/wsdl"
 XSD_NS = "http://www.w3.org/2001/XMLSchema"
 
 # Read once at import: the files never change while the process runs.

@@ -5,10 +5,8 @@ Usage (the package is unpacked, never installed):
     python graphapi/tools/build_starwars_fixture.py \
         /tmp/package/lib/api/cachedData/cache.js graphapi/fixtures/starwars.json
 
-cache.js maps each SWAPI URL to that resource's JSON text. Known defects are repaired here:
-each film lists its planets twice (de-duplicated), and many planets list the wrong residents
-(dropped: a planet's residents are derived from the people's homeworlds at query time). The
-films' opening crawls are left out: they are prose, not facts.
+cache.js maps each SWAPI URL to that resource's JSON text; docs/graphql.md ("The data and its
+origin") lists the defects repaired here.
 """
 
 from __future__ import annotations
