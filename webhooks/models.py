@@ -30,15 +30,12 @@ def new_event_id() -> str:
 
 
 class SubscriptionQuerySet(models.QuerySet):
-    def active(self) -> SubscriptionQuerySet:
-        return self.filter(active=True)
-
     def wanting(self, event_type: str) -> list[Subscription]:
         """The active subscriptions that asked for `event_type` (or for every event).
 
         Filtered in Python: the lists are a few entries long, and a JSON `contains` lookup is not
         available on SQLite."""
-        return [s for s in self.active() if s.wants(event_type)]
+        return [s for s in self.filter(active=True) if s.wants(event_type)]
 
 
 class Subscription(models.Model):
@@ -97,14 +94,10 @@ class Subscription(models.Model):
     def signing_secrets(self, at: datetime) -> list[str]:
         """The secrets a message is signed with at `at`: the current one, and during the 24 hours
         after a rotation the previous one too (Standard Webhooks: several signatures)."""
-        result = [self.secret]
-        if (
-            self.previous_secret
-            and self.previous_secret_expires_at
-            and at < self.previous_secret_expires_at
-        ):
-            result.append(self.previous_secret)
-        return result
+        expires = self.previous_secret_expires_at
+        if self.previous_secret and expires and at < expires:
+            return [self.secret, self.previous_secret]
+        return [self.secret]
 
 
 def webhook_subscribers(blog_ref: str = "pk") -> Exists:

@@ -1,10 +1,5 @@
-"""The transactional outbox: what the writes of the other apps call to announce a change.
-
-`announce` runs inside the write's transaction: the event and one delivery row per active
-subscription that wants it are written with the change, or not at all when it rolls back. Only
-after the commit are the deliveries handed to the broker; the relay (tasks.relay) hands over any
-that never got there.
-"""
+"""The transactional outbox (docs/decisions/webhooks-outbox.md): the event and its deliveries are
+written in the announcing write's transaction, handed to the broker after its commit."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import random
 from datetime import datetime, timedelta
 
@@ -24,8 +23,6 @@ from webhooks.models import (
 )
 from webhooks.publishing import enqueue
 from webhooks.validation import validate_events, validate_target_url
-
-logger = logging.getLogger(__name__)
 
 PREVIOUS_SECRET_VALID = timedelta(hours=24)
 # Longer delays are left to the relay: a message waiting that long in Redis would be handed to a
@@ -61,12 +58,8 @@ def subscription_create(
     active: bool = True,
     created_by: AbstractBaseUser | None = None,
 ) -> tuple[Subscription, str]:
-    """The new subscription and its secret, which is shown to its author this once.
-
-    At most WEBHOOK_MAX_PER_BLOG per blog, active or not (SubscriptionLimitReached). The blog's
-    row lock makes the count and the insert one step: creates on one blog queue, and each
-    counts what the one before it committed (a count alone would let racing creates all pass).
-    On SQLite, whose writers queue for the whole database, the lock is not needed."""
+    """The new subscription and its secret, shown to its author this once. The blog's row lock
+    keeps the WEBHOOK_MAX_PER_BLOG cap exact under racing creates (decisions/webhook-limits.md)."""
     Blog.objects.select_for_update(no_key=True).filter(pk=blog.pk).exists()
     if Subscription.objects.filter(blog_id=blog.pk).count() >= settings.WEBHOOK_MAX_PER_BLOG:
         raise SubscriptionLimitReached(settings.WEBHOOK_MAX_PER_BLOG)
@@ -183,11 +176,7 @@ def backoff_seconds(attempt_count: int) -> float:
 
 def delivery_attempt(*, delivery_id: int) -> Attempt | None:
     """One attempt of a delivery, as the task makes it; None when there was nothing to do.
-
-    Idempotent: a delivery that succeeded, ended, or is not due yet is not sent; a duplicate
-    message can only be a retry of an attempt whose answer was lost, with the same webhook-id.
-    Not atomic as a whole: the row is claimed, the POST made with no transaction open, and the
-    outcome written in a transaction of its own."""
+    Claim, POST with no transaction open, record (decisions/webhooks-outbox.md)."""
     now = timezone.now()
     delivery = _claim(delivery_id, now)
     if delivery is None:

@@ -1,9 +1,5 @@
-"""Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme").
-
-A secret is `whsec_` + the base64 of random bytes; the HMAC-SHA256 key is those bytes. The
-signed content is `{webhook-id}.{webhook-timestamp}.{body}`; the header is a space-separated list
-of `v1,<base64 signature>`, one per secret in use (two during a rotation).
-"""
+"""Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme"), as
+docs/webhooks.md "Verifying the signature" describes them."""
 
 from __future__ import annotations
 

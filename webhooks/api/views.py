@@ -133,7 +133,6 @@ class WebhookListView(WebhookApiView):
         "The blog's webhook subscriptions, a page at a time, oldest first. Only the blog's"
         " authors see them (403 for anyone else); the token is needed for this read too.",
         responses={200: WebhookPageSerializer},
-        errors=(),
         parameters=PAGE_PARAMETERS,
         write=False,
     )
