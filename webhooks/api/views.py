@@ -142,13 +142,8 @@ class WebhookListView(WebhookApiView):
         page = selectors.subscription_page(
             blog_id=blog.pk, page_index=page_index, page_size=page_size
         )
-        body = page_body(
-            request,
-            WebhookPageSerializer,
-            page,
-            collection_url=api_url(request, "webhooks", blog_id=blog.pk),
-        )
-        return Response(body)
+        url = api_url(request, "webhooks", blog_id=blog.pk)
+        return Response(page_body(request, WebhookPageSerializer, page, collection_url=url))
 
     @_operation(
         "webhook_create",
@@ -259,15 +254,10 @@ class DeliveryListView(WebhookApiView):
         page = selectors.delivery_page(
             subscription=subscription, page_index=page_index, page_size=page_size
         )
-        body = page_body(
-            request,
-            DeliveryPageSerializer,
-            page,
-            collection_url=api_url(
-                request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
-            ),
+        url = api_url(
+            request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
         )
-        return Response(body)
+        return Response(page_body(request, DeliveryPageSerializer, page, collection_url=url))
 
 
 def _delivery(subscription: Subscription, delivery_id: int) -> Delivery:
