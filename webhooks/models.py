@@ -31,10 +31,8 @@ def new_event_id() -> str:
 
 class SubscriptionQuerySet(models.QuerySet):
     def wanting(self, event_type: str) -> list[Subscription]:
-        """The active subscriptions that asked for `event_type` (or for every event).
-
-        Filtered in Python: the lists are a few entries long, and a JSON `contains` lookup is not
-        available on SQLite."""
+        """The active subscriptions that asked for `event_type` (or for every event); filtered in
+        Python: the lists are short, and SQLite has no JSON `contains` lookup."""
         return [s for s in self.filter(active=True) if s.wants(event_type)]
 
 
@@ -101,10 +99,8 @@ class Subscription(models.Model):
 
 
 def webhook_subscribers(blog_ref: str = "pk") -> Exists:
-    """An annotation: whether the blog (`blog_ref` of the outer query) has an active subscription.
-
-    The writes' own query for the blog carries it (articles.selectors), so that a write to a blog
-    without webhooks costs no query for them (webhooks.outbox.announce)."""
+    """Whether the blog (`blog_ref` of the outer query) has an active subscription: annotated on
+    the writes' own blog query, so that a blog without webhooks costs no query (outbox.announce)."""
     return Exists(Subscription.objects.filter(blog_id=OuterRef(blog_ref), active=True))
 
 

@@ -42,10 +42,8 @@ def announce(
     *, blog: Blog, event_type: str, data: Callable[[HttpRequest], dict[str, Any]]
 ) -> Event | None:
     """Record `event_type` for the blog's subscriptions that want it, in the caller's transaction.
-
-    `data(request)` builds the resource's HAL representation; it is called only when someone
-    subscribed. A blog read with `webhooks_wanted` (models.webhook_subscribers, as the REST
-    writes read it) and without subscriptions costs no query at all; otherwise one."""
+    `data(request)`, the resource's HAL representation, is built only when someone subscribed; a
+    blog read with `webhooks_wanted` (models.webhook_subscribers) and none costs no query."""
     if getattr(blog, "webhooks_wanted", None) is False:
         return None
     blog_id = blog.pk

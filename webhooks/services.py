@@ -165,8 +165,8 @@ def message_body(delivery: Delivery) -> bytes:
 
 
 def backoff_seconds(attempt_count: int) -> float:
-    """Exponential backoff with jitter: base * 2^(n-1), capped, then a random point in its upper
-    half, so that the deliveries that failed together do not all come back together."""
+    """base * 2^(n-1), capped, then a random point in its upper half (jitter), so that the
+    deliveries that failed together do not all come back together."""
     delay = min(
         settings.WEBHOOK_RETRY_MAX_SECONDS,
         settings.WEBHOOK_RETRY_BASE_SECONDS * 2 ** max(attempt_count - 1, 0),
@@ -290,9 +290,8 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
 
 
 def deliveries_to_relay(*, limit: int = 500) -> list[int]:
-    """Pending deliveries that are due and that no worker holds, and that either never reached
-    the broker or were handed over long enough ago to count as lost (a killed worker, a broker
-    restarted without its queue)."""
+    """Due pending deliveries no worker holds, never handed to the broker or handed over long
+    enough ago to count as lost (a killed worker, a broker restarted without its queue)."""
     now = timezone.now()
     grace = timedelta(seconds=settings.WEBHOOK_RELAY_SECONDS)
     requeue_before = now - timedelta(seconds=settings.WEBHOOK_REQUEUE_AFTER_SECONDS)

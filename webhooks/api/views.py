@@ -1,6 +1,5 @@
-"""A blog's webhooks: its authors list, create, change, delete them, rotate a secret, and read
-and redeliver their deliveries. Every method needs the token, reads too: a subscription's URL and
-its deliveries' answers are its authors' business."""
+"""A blog's webhooks and their deliveries, for its authors only, reads included
+(docs/decisions/webhooks-authors-only.md)."""
 
 from __future__ import annotations
 
