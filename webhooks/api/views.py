@@ -121,10 +121,6 @@ def _input(request: Request, *, partial: bool) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-def _invalid(error: ValidationError) -> UnprocessableContent:
-    return UnprocessableContent(error.message_dict)
-
-
 class WebhookListView(WebhookApiView):
     @_operation(
         "webhooks_list",
@@ -166,14 +162,12 @@ class WebhookListView(WebhookApiView):
                 blog=blog, created_by=request.user, **values
             )
         except ValidationError as error:
-            raise _invalid(error) from None
+            raise UnprocessableContent(error.message_dict) from None
         except services.SubscriptionLimitReached as error:
             raise WebhookLimitReached(str(error)) from None
         data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
-        response = Response(data, status=201)
-        response["Location"] = data["_links"]["self"]["href"]
-        response["Cache-Control"] = "no-store"
-        return response
+        headers = {"Location": data["_links"]["self"]["href"], "Cache-Control": "no-store"}
+        return Response(data, status=201, headers=headers)
 
 
 class WebhookView(WebhookApiView):
@@ -203,7 +197,7 @@ class WebhookView(WebhookApiView):
         try:
             subscription = services.subscription_update(subscription=subscription, **values)
         except ValidationError as error:
-            raise _invalid(error) from None
+            raise UnprocessableContent(error.message_dict) from None
         return Response(WebhookSerializer(subscription, context={"request": request}).data)
 
     @_operation(
@@ -230,11 +224,8 @@ class RotateSecretView(WebhookApiView):
     def post(self, request: Request, blog_id: int, webhook_id: int) -> Response:
         subscription = self.subscription(request, blog_id, webhook_id)
         subscription, _ = services.subscription_rotate_secret(subscription=subscription)
-        response = Response(
-            WebhookWithSecretSerializer(subscription, context={"request": request}).data
-        )
-        response["Cache-Control"] = "no-store"
-        return response
+        data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
+        return Response(data, headers={"Cache-Control": "no-store"})
 
 
 class DeliveryListView(WebhookApiView):
