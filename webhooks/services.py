@@ -126,20 +126,17 @@ def subscription_rotate_secret(*, subscription: Subscription) -> tuple[Subscript
 # --- deliveries ----------------------------------------------------------------------------------
 
 
-def _lease_seconds() -> int:
-    # Resolving, connecting and answering each have the timeout; the lease outlasts all three.
-    return settings.WEBHOOK_TIMEOUT_SECONDS * 3 + 5
-
-
 def _claim(delivery_id: int, now: datetime) -> Delivery | None:
     """Take the due, pending delivery for one attempt, or None when it is not due, already done,
     or being sent by another worker (a duplicate task)."""
+    # Resolving, connecting and answering each have the timeout; the lease outlasts all three.
+    lease = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS * 3 + 5)
     claimed = (
         Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING)
         # A second of slack: the worker's clock may be a little behind the writer's.
         .filter(next_attempt_at__lte=now + timedelta(seconds=1))
         .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-        .update(leased_until=now + timedelta(seconds=_lease_seconds()))
+        .update(leased_until=now + lease)
     )
     if not claimed:
         return None
