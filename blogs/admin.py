@@ -67,12 +67,12 @@ class AccessTokenAdmin(admin.ModelAdmin):
             return
         token, plain = services.token_issue(user=obj.user, name=obj.name, expires_at=obj.expires_at)
         obj.pk = token.pk
-        # For response_add only: never in a message, which would carry it in a cookie.
+        # For response_add only (see there).
         request.issued_token = plain
 
     def response_add(self, request: HttpRequest, obj: AccessToken, post_url_continue=None):
-        """The new token, shown once in the answer to the form itself: not in a message (the
-        messages cookie is signed, not encrypted) and not in any page after it."""
+        """The new token, shown once in the answer to the form itself: not in a message (its
+        cookie is signed, not encrypted) and not in any page after it."""
         plain = getattr(request, "issued_token", None)
         if plain is None:
             return super().response_add(request, obj, post_url_continue)

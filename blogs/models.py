@@ -3,7 +3,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -20,11 +19,8 @@ TITLE_MAX_LENGTH = 200
 
 
 def non_blank_text_constraints(model: str, field: str, max_length: int) -> list:
-    """Database checks that `field` is not blank and at most `max_length` characters long.
-
-    The model's own validation says the same earlier; these keep every other writer (raw SQL,
-    bulk updates, SQLite, which ignores varchar lengths) from storing what the API would refuse.
-    """
+    """Database checks that `field` is not blank and at most `max_length` characters long, for
+    the writers the model's validation misses (raw SQL, bulk updates; SQLite ignores varchar)."""
     return [
         models.CheckConstraint(
             condition=GreaterThan(Length(Trim(field)), 0), name=f"{model}_{field}_not_blank"
@@ -133,15 +129,14 @@ TOKEN_PREFIX_LENGTH = 8
 
 
 def hash_token(token: str) -> str:
-    # Tokens are 256-bit random values, so one round of SHA-256 is enough: there is nothing to
-    # brute-force that a slow password hash would protect.
+    # One SHA-256 round: a 256-bit random token leaves nothing for a slow hash to protect.
     return hashlib.sha256(token.encode()).hexdigest()
 
 
 class AccessTokenQuerySet(models.QuerySet):
-    def active(self, at: datetime | None = None) -> AccessTokenQuerySet:
-        at = at or timezone.now()
-        return self.filter(revoked=False).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=at))
+    def active(self) -> AccessTokenQuerySet:
+        unexpired = Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now())
+        return self.filter(unexpired, revoked=False)
 
     def matching(self, token: str) -> AccessToken | None:
         """The active token whose secret is `token`, compared in constant time, or None."""

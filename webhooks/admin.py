@@ -76,14 +76,10 @@ class SubscriptionAdmin(admin.ModelAdmin):
         return ", ".join(subscription.events)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Subscription | None = None):
-        if obj is not None:
-            return ("blog", *self.readonly_fields)
-        return ()
+        return ("blog", *self.readonly_fields) if obj else ()
 
     def get_fields(self, request: HttpRequest, obj: Subscription | None = None):
-        if obj is None:
-            return ("blog", "url", "events", "active")
-        return ("blog", "url", "events", "active", *self.readonly_fields)
+        return (*SubscriptionForm.Meta.fields, *(self.readonly_fields if obj else ()))
 
     def save_model(self, request: HttpRequest, obj: Subscription, form, change: bool) -> None:
         data = form.cleaned_data

@@ -30,15 +30,10 @@ def new_event_id() -> str:
 
 
 class SubscriptionQuerySet(models.QuerySet):
-    def active(self) -> SubscriptionQuerySet:
-        return self.filter(active=True)
-
     def wanting(self, event_type: str) -> list[Subscription]:
-        """The active subscriptions that asked for `event_type` (or for every event).
-
-        Filtered in Python: the lists are a few entries long, and a JSON `contains` lookup is not
-        available on SQLite."""
-        return [s for s in self.active() if s.wants(event_type)]
+        """The active subscriptions that asked for `event_type` (or for every event); filtered in
+        Python: the lists are short, and SQLite has no JSON `contains` lookup."""
+        return [s for s in self.filter(active=True) if s.wants(event_type)]
 
 
 class Subscription(models.Model):
@@ -97,21 +92,15 @@ class Subscription(models.Model):
     def signing_secrets(self, at: datetime) -> list[str]:
         """The secrets a message is signed with at `at`: the current one, and during the 24 hours
         after a rotation the previous one too (Standard Webhooks: several signatures)."""
-        result = [self.secret]
-        if (
-            self.previous_secret
-            and self.previous_secret_expires_at
-            and at < self.previous_secret_expires_at
-        ):
-            result.append(self.previous_secret)
-        return result
+        expires = self.previous_secret_expires_at
+        if self.previous_secret and expires and at < expires:
+            return [self.secret, self.previous_secret]
+        return [self.secret]
 
 
 def webhook_subscribers(blog_ref: str = "pk") -> Exists:
-    """An annotation: whether the blog (`blog_ref` of the outer query) has an active subscription.
-
-    The writes' own query for the blog carries it (articles.selectors), so that a write to a blog
-    without webhooks costs no query for them (webhooks.outbox.announce)."""
+    """Whether the blog (`blog_ref` of the outer query) has an active subscription: annotated on
+    the writes' own blog query, so that a blog without webhooks costs no query (outbox.announce)."""
     return Exists(Subscription.objects.filter(blog_id=OuterRef(blog_ref), active=True))
 
 

@@ -1,10 +1,5 @@
-"""The transactional outbox: what the writes of the other apps call to announce a change.
-
-`announce` runs inside the write's transaction: the event and one delivery row per active
-subscription that wants it are written with the change, or not at all when it rolls back. Only
-after the commit are the deliveries handed to the broker; the relay (tasks.relay) hands over any
-that never got there.
-"""
+"""The transactional outbox (docs/decisions/webhooks-outbox.md): the event and its deliveries are
+written in the announcing write's transaction, handed to the broker after its commit."""
 
 from __future__ import annotations
 
@@ -47,10 +42,8 @@ def announce(
     *, blog: Blog, event_type: str, data: Callable[[HttpRequest], dict[str, Any]]
 ) -> Event | None:
     """Record `event_type` for the blog's subscriptions that want it, in the caller's transaction.
-
-    `data(request)` builds the resource's HAL representation; it is called only when someone
-    subscribed. A blog read with `webhooks_wanted` (models.webhook_subscribers, as the REST
-    writes read it) and without subscriptions costs no query at all; otherwise one."""
+    `data(request)`, the resource's HAL representation, is built only when someone subscribed; a
+    blog read with `webhooks_wanted` (models.webhook_subscribers) and none costs no query."""
     if getattr(blog, "webhooks_wanted", None) is False:
         return None
     blog_id = blog.pk

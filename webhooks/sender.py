@@ -1,11 +1,5 @@
-"""The HTTP sender: one POST to a subscriber, safe to point at the internet.
-
-The target's name is resolved once, every address is checked (unless WEBHOOK_ALLOW_PRIVATE_TARGETS),
-and the connection is made to that very address: a name that resolves to a public address when
-checked and to 127.0.0.1 a moment later (DNS rebinding) cannot reach inside. TLS still verifies
-the certificate against the name. No redirect is followed (a 3xx is the subscriber's answer), the
-whole exchange has a timeout, and at most MAX_RESPONSE_BYTES of the answer are read.
-"""
+"""The HTTP sender: one POST to a subscriber, connected to the very address that was checked
+(against DNS rebinding; docs/decisions/webhooks-targets.md)."""
 
 from __future__ import annotations
 
@@ -77,7 +71,7 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
     return None
 
 
-def resolve_target(host: str, port: int) -> tuple[str, int]:
+def resolve_target(host: str, port: int) -> str:
     """The one address to connect to: the first that getaddrinfo gives, if every one is allowed
     (a name with one private address among public ones is refused as a whole)."""
     try:
@@ -88,8 +82,7 @@ def resolve_target(host: str, port: int) -> tuple[str, int]:
         address = ipaddress.ip_address(sockaddr[0].split("%", 1)[0])
         if reason := address_refusal(address):
             raise TargetRefused(f"Refused target: {host} resolves to {address}, {reason}.")
-    family, *_, sockaddr = infos[0]
-    return sockaddr[0], family
+    return infos[0][4][0]
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
@@ -142,7 +135,7 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Outcome:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     timeout = settings.WEBHOOK_TIMEOUT_SECONDS
     try:
-        address, _ = resolve_target(parts.hostname, port)
+        address = resolve_target(parts.hostname, port)
     except TargetRefused as refusal:
         return Outcome(None, elapsed(), error=str(refusal), refused=True)
     except OSError as error:

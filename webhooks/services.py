@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import random
 from datetime import datetime, timedelta
 
@@ -24,8 +23,6 @@ from webhooks.models import (
 )
 from webhooks.publishing import enqueue
 from webhooks.validation import validate_events, validate_target_url
-
-logger = logging.getLogger(__name__)
 
 PREVIOUS_SECRET_VALID = timedelta(hours=24)
 # Longer delays are left to the relay: a message waiting that long in Redis would be handed to a
@@ -61,12 +58,8 @@ def subscription_create(
     active: bool = True,
     created_by: AbstractBaseUser | None = None,
 ) -> tuple[Subscription, str]:
-    """The new subscription and its secret, which is shown to its author this once.
-
-    At most WEBHOOK_MAX_PER_BLOG per blog, active or not (SubscriptionLimitReached). The blog's
-    row lock makes the count and the insert one step: creates on one blog queue, and each
-    counts what the one before it committed (a count alone would let racing creates all pass).
-    On SQLite, whose writers queue for the whole database, the lock is not needed."""
+    """The new subscription and its secret, shown to its author this once. The blog's row lock
+    keeps the WEBHOOK_MAX_PER_BLOG cap exact under racing creates (decisions/webhook-limits.md)."""
     Blog.objects.select_for_update(no_key=True).filter(pk=blog.pk).exists()
     if Subscription.objects.filter(blog_id=blog.pk).count() >= settings.WEBHOOK_MAX_PER_BLOG:
         raise SubscriptionLimitReached(settings.WEBHOOK_MAX_PER_BLOG)
@@ -133,20 +126,17 @@ def subscription_rotate_secret(*, subscription: Subscription) -> tuple[Subscript
 # --- deliveries ----------------------------------------------------------------------------------
 
 
-def _lease_seconds() -> int:
-    # Resolving, connecting and answering each have the timeout; the lease outlasts all three.
-    return settings.WEBHOOK_TIMEOUT_SECONDS * 3 + 5
-
-
 def _claim(delivery_id: int, now: datetime) -> Delivery | None:
     """Take the due, pending delivery for one attempt, or None when it is not due, already done,
     or being sent by another worker (a duplicate task)."""
+    # Resolving, connecting and answering each have the timeout; the lease outlasts all three.
+    lease = timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS * 3 + 5)
     claimed = (
         Delivery.objects.filter(pk=delivery_id, status=Delivery.Status.PENDING)
         # A second of slack: the worker's clock may be a little behind the writer's.
         .filter(next_attempt_at__lte=now + timedelta(seconds=1))
         .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
-        .update(leased_until=now + timedelta(seconds=_lease_seconds()))
+        .update(leased_until=now + lease)
     )
     if not claimed:
         return None
@@ -172,8 +162,8 @@ def message_body(delivery: Delivery) -> bytes:
 
 
 def backoff_seconds(attempt_count: int) -> float:
-    """Exponential backoff with jitter: base * 2^(n-1), capped, then a random point in its upper
-    half, so that the deliveries that failed together do not all come back together."""
+    """base * 2^(n-1), capped, then a random point in its upper half (jitter), so that the
+    deliveries that failed together do not all come back together."""
     delay = min(
         settings.WEBHOOK_RETRY_MAX_SECONDS,
         settings.WEBHOOK_RETRY_BASE_SECONDS * 2 ** max(attempt_count - 1, 0),
@@ -183,11 +173,7 @@ def backoff_seconds(attempt_count: int) -> float:
 
 def delivery_attempt(*, delivery_id: int) -> Attempt | None:
     """One attempt of a delivery, as the task makes it; None when there was nothing to do.
-
-    Idempotent: a delivery that succeeded, ended, or is not due yet is not sent; a duplicate
-    message can only be a retry of an attempt whose answer was lost, with the same webhook-id.
-    Not atomic as a whole: the row is claimed, the POST made with no transaction open, and the
-    outcome written in a transaction of its own."""
+    Claim, POST with no transaction open, record (decisions/webhooks-outbox.md)."""
     now = timezone.now()
     delivery = _claim(delivery_id, now)
     if delivery is None:
@@ -301,9 +287,8 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
 
 
 def deliveries_to_relay(*, limit: int = 500) -> list[int]:
-    """Pending deliveries that are due and that no worker holds, and that either never reached
-    the broker or were handed over long enough ago to count as lost (a killed worker, a broker
-    restarted without its queue)."""
+    """Due pending deliveries no worker holds, never handed to the broker or handed over long
+    enough ago to count as lost (a killed worker, a broker restarted without its queue)."""
     now = timezone.now()
     grace = timedelta(seconds=settings.WEBHOOK_RELAY_SECONDS)
     requeue_before = now - timedelta(seconds=settings.WEBHOOK_REQUEUE_AFTER_SECONDS)

@@ -1,9 +1,5 @@
-"""Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme").
-
-A secret is `whsec_` + the base64 of random bytes; the HMAC-SHA256 key is those bytes. The
-signed content is `{webhook-id}.{webhook-timestamp}.{body}`; the header is a space-separated list
-of `v1,<base64 signature>`, one per secret in use (two during a rotation).
-"""
+"""Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme"), as
+docs/webhooks.md "Verifying the signature" describes them."""
 
 from __future__ import annotations
 
@@ -22,20 +18,13 @@ def secret_generate() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
-def _key(secret: str) -> bytes:
-    return base64.b64decode(secret.removeprefix(SECRET_PREFIX))
-
-
-def signature(secret: str, *, message_id: str, timestamp: int, body: bytes) -> str:
-    signed = f"{message_id}.{timestamp}.".encode() + body
-    digest = hmac.new(_key(secret), signed, hashlib.sha256).digest()
-    return "v1," + base64.b64encode(digest).decode("ascii")
+def _signature(secret: str, signed: bytes) -> str:
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+    return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
 
 
 def signature_header(
     secrets_in_use: Iterable[str], *, message_id: str, timestamp: int, body: bytes
 ) -> str:
-    return " ".join(
-        signature(secret, message_id=message_id, timestamp=timestamp, body=body)
-        for secret in secrets_in_use
-    )
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    return " ".join(_signature(secret, signed) for secret in secrets_in_use)

@@ -18,8 +18,7 @@ def deliver(delivery_id: int) -> None:
 @app.task(name="webhooks.relay", ignore_result=True)
 def relay() -> int:
     """Hand over the deliveries that never reached the broker or whose attempt is overdue."""
-    ids = services.deliveries_to_relay()
-    return enqueue(ids)
+    return enqueue(services.deliveries_to_relay())
 
 
 @app.task(name="webhooks.purge", ignore_result=True)

@@ -6,12 +6,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 class OperatorCommand(BaseCommand):
-    """A command whose bad arguments give one line on stderr and a non-zero exit code.
-
-    Django's parser prints argparse's usage block on a bad argument, and a CommandError raised
-    while parsing escapes as a traceback; operators and scripts read better from a single
-    `CommandError: ...` line.
-    """
+    """A command whose bad arguments give one `CommandError: ...` line on stderr and a non-zero
+    exit code, not argparse's usage block or (raised while parsing) a traceback."""
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)

@@ -58,10 +58,6 @@ def _webhook_url(request: HttpRequest, subscription: Subscription) -> str:
     return api_url(request, "webhook", blog_id=subscription.blog_id, webhook_id=subscription.pk)
 
 
-def _deliveries_url(request: HttpRequest, subscription: Subscription) -> str:
-    return api_url(request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk)
-
-
 # Output serializers, as in articles.api.serializers: `required` is what the schema promises.
 
 
@@ -88,7 +84,7 @@ class WebhookSerializer(HalSerializer):
             "self": lambda request, s: link(_webhook_url(request, s)),
             "doc:blog": lambda request, s: link(api_url(request, "blog", blog_id=s.blog_id)),
             "doc:deliveries": lambda request, s: templated_link(
-                page_template(_deliveries_url(request, s))
+                page_template(api_url(request, "deliveries", blog_id=s.blog_id, webhook_id=s.pk))
             ),
             "doc:rotateSecret": lambda request, s: link(
                 api_url(request, "webhook-rotate-secret", blog_id=s.blog_id, webhook_id=s.pk)

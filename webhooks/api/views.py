@@ -1,6 +1,5 @@
-"""A blog's webhooks: its authors list, create, change, delete them, rotate a secret, and read
-and redeliver their deliveries. Every method needs the token, reads too: a subscription's URL and
-its deliveries' answers are its authors' business."""
+"""A blog's webhooks and their deliveries, for its authors only, reads included
+(docs/decisions/webhooks-authors-only.md)."""
 
 from __future__ import annotations
 
@@ -122,10 +121,6 @@ def _input(request: Request, *, partial: bool) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-def _invalid(error: ValidationError) -> UnprocessableContent:
-    return UnprocessableContent(error.message_dict)
-
-
 class WebhookListView(WebhookApiView):
     @_operation(
         "webhooks_list",
@@ -133,7 +128,6 @@ class WebhookListView(WebhookApiView):
         "The blog's webhook subscriptions, a page at a time, oldest first. Only the blog's"
         " authors see them (403 for anyone else); the token is needed for this read too.",
         responses={200: WebhookPageSerializer},
-        errors=(),
         parameters=PAGE_PARAMETERS,
         write=False,
     )
@@ -143,13 +137,8 @@ class WebhookListView(WebhookApiView):
         page = selectors.subscription_page(
             blog_id=blog.pk, page_index=page_index, page_size=page_size
         )
-        body = page_body(
-            request,
-            WebhookPageSerializer,
-            page,
-            collection_url=api_url(request, "webhooks", blog_id=blog.pk),
-        )
-        return Response(body)
+        url = api_url(request, "webhooks", blog_id=blog.pk)
+        return Response(page_body(request, WebhookPageSerializer, page, collection_url=url))
 
     @_operation(
         "webhook_create",
@@ -173,14 +162,12 @@ class WebhookListView(WebhookApiView):
                 blog=blog, created_by=request.user, **values
             )
         except ValidationError as error:
-            raise _invalid(error) from None
+            raise UnprocessableContent(error.message_dict) from None
         except services.SubscriptionLimitReached as error:
             raise WebhookLimitReached(str(error)) from None
         data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
-        response = Response(data, status=201)
-        response["Location"] = data["_links"]["self"]["href"]
-        response["Cache-Control"] = "no-store"
-        return response
+        headers = {"Location": data["_links"]["self"]["href"], "Cache-Control": "no-store"}
+        return Response(data, status=201, headers=headers)
 
 
 class WebhookView(WebhookApiView):
@@ -210,7 +197,7 @@ class WebhookView(WebhookApiView):
         try:
             subscription = services.subscription_update(subscription=subscription, **values)
         except ValidationError as error:
-            raise _invalid(error) from None
+            raise UnprocessableContent(error.message_dict) from None
         return Response(WebhookSerializer(subscription, context={"request": request}).data)
 
     @_operation(
@@ -237,11 +224,8 @@ class RotateSecretView(WebhookApiView):
     def post(self, request: Request, blog_id: int, webhook_id: int) -> Response:
         subscription = self.subscription(request, blog_id, webhook_id)
         subscription, _ = services.subscription_rotate_secret(subscription=subscription)
-        response = Response(
-            WebhookWithSecretSerializer(subscription, context={"request": request}).data
-        )
-        response["Cache-Control"] = "no-store"
-        return response
+        data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
+        return Response(data, headers={"Cache-Control": "no-store"})
 
 
 class DeliveryListView(WebhookApiView):
@@ -260,15 +244,10 @@ class DeliveryListView(WebhookApiView):
         page = selectors.delivery_page(
             subscription=subscription, page_index=page_index, page_size=page_size
         )
-        body = page_body(
-            request,
-            DeliveryPageSerializer,
-            page,
-            collection_url=api_url(
-                request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
-            ),
+        url = api_url(
+            request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
         )
-        return Response(body)
+        return Response(page_body(request, DeliveryPageSerializer, page, collection_url=url))
 
 
 def _delivery(subscription: Subscription, delivery_id: int) -> Delivery:

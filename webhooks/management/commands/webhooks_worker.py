@@ -1,9 +1,6 @@
-"""`manage.py webhooks_worker`: a Celery worker with the relay's beat embedded, for `make run`.
-
-Production runs `celery -A config worker` and `celery -A config beat` instead (docs/webhooks.md,
-deploy/systemd/); this command reads the checkout's .env like every manage.py command, so the
-worker of `make run` has the same settings as its dev server.
-"""
+"""`manage.py webhooks_worker`: a Celery worker with the relay's beat embedded, for `make run`
+(production runs `celery -A config worker` and `beat`). As a manage.py command it reads the
+checkout's .env, so it has the same settings as the dev server."""
 
 from __future__ import annotations
 
