@@ -46,14 +46,9 @@ class HalFormsRenderer(HalJsonRenderer):
 
 
 class BrowsableHalRenderer(BrowsableAPIRenderer):
-    """text/html for people: DRF's browsable API, reading HAL (rest_framework/hal_api.html).
-
-    The page lists the resource's `_links`: a curie-prefixed relation links to its documentation,
-    a templated href (RFC 6570) is a small form for its variables, and the JSON's hrefs are links.
-    The write forms send the X-Access-Token and If-Match typed into the page as headers
-    (static/articles/hal-browser.js). No CSRF token: the API never sets a cookie, and a write is
-    authenticated by the header, never by anything the browser sends on its own.
-    """
+    """text/html for people: DRF's browsable API, reading HAL (rest_framework/hal_api.html;
+    docs/decisions/browsable-api.md). No CSRF token: the API never sets a cookie, and a write
+    is authenticated by a header, never by anything the browser sends on its own."""
 
     template = "rest_framework/hal_api.html"
 
