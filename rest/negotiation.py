@@ -165,26 +165,21 @@ def _query_only_expansion(url: str) -> str | None:
     return None
 
 
-def _load_json(parser: JSONParser, stream: Any, media_type: Any, parser_context: Any) -> Any:
-    try:
-        return JSONParser.parse(parser, stream, media_type, parser_context)
-    except RecursionError:
-        # Deeply nested arrays or objects exhaust the parser's stack: a bad body, not a fault.
-        raise ParseError("JSON parse error - nested too deeply") from None
-
-
 class StrictJsonParser(JSONParser):
     """application/json bodies (NaN and Infinity are refused: STRICT_JSON)."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
-        return _load_json(self, stream, media_type, parser_context)
+        try:
+            return JSONParser.parse(self, stream, media_type, parser_context)
+        except RecursionError:
+            # Deeply nested arrays or objects exhaust the parser's stack: a bad body, not a fault.
+            raise ParseError("JSON parse error - nested too deeply") from None
 
 
 class StrictHalJsonParser(JsonHalParser):
-    """application/hal+json bodies, read the same way."""
+    """application/hal+json bodies, read the same way (JSONParser's parse, not the HAL one)."""
 
-    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
-        return _load_json(self, stream, media_type, parser_context)
+    parse = StrictJsonParser.parse
 
 
 UTF8 = ("utf-8", "utf8")
