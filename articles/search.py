@@ -1,13 +1,7 @@
 """Search and ordering of articles: the pages of `?q=` and `?sort=`, for REST and GraphQL.
 
-PostgreSQL: full-text search. `q` is read by websearch_to_tsquery (quoted phrases, `or`,
-`-word`) with the `english` configuration, matched against the article's `search_vector` (the
-title with weight A, the content with weight B: a stored generated column of migration 0003,
-which PostgreSQL keeps current on every write), ranked by ts_rank, and served from the GIN
-index `article_search_idx` on that column.
-SQLite: every whitespace-separated word of `q` must occur in the title or in the content
-(icontains: case-insensitive for ASCII letters); relevance puts the articles whose title holds
-every word first. docs/rest.md, "Search and ordering", tells users the difference.
+Full-text on PostgreSQL, every word by icontains on SQLite: docs/decisions/search.md and
+docs/rest.md, "Search and ordering".
 """
 
 from __future__ import annotations

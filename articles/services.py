@@ -50,22 +50,17 @@ def _ensure_writable(article: Article, expected_version: int | None) -> None:
         raise VersionConflict(article.version)
 
 
-def _compare_and_set(article: Article, expected_version: int | None, **changes: Any) -> Article:
+def _compare_and_set(
+    article: Article, expected_version: int | None, **changes: Any
+) -> tuple[Article, Article]:
     """Write `changes` and the next version to the live, unlocked article if it is still the
     version the caller saw, in one UPDATE (which takes the row lock and, on PostgreSQL,
     re-checks its conditions against a row that a concurrent write changed meanwhile).
+    Returns the state replaced (a version names one state) and the one written.
 
     When no row matches, the article is read again to say why (gone, archived, locked, or
     another version: VersionConflict when `expected_version` was given); an unconditional
     write then applies to the version it found (the last writer wins)."""
-    return _compare_and_set_from(article, expected_version, **changes)[1]
-
-
-def _compare_and_set_from(
-    article: Article, expected_version: int | None, **changes: Any
-) -> tuple[Article, Article]:
-    """_compare_and_set, and the state it replaced: the caller's article, or the one read again
-    (a version names one state, so the row the UPDATE matched held exactly that one)."""
     seen = article
     if expected_version is not None and seen.version != expected_version:
         # The caller's copy is not of the version to replace: read the one that is (or say why).
@@ -144,7 +139,7 @@ def article_replace(
     candidate = copy.copy(article)
     candidate.title, candidate.content = title, content
     candidate.full_clean(exclude=["blog"], validate_constraints=False)
-    previous, replaced = _compare_and_set_from(
+    previous, replaced = _compare_and_set(
         article, expected_version, title=title, content=content, updated_at=now
     )
     _blog_touch(blog_id=replaced.blog_id, at=now)
@@ -166,7 +161,7 @@ def article_delete(
     keeps, and its event follows theirs."""
     _article_for_update(article.pk)
     now = timezone.now()
-    deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
+    _, deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
     _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
     ArticleRevision.objects.filter(id=deleted.pk).delete()
     representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)

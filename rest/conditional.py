@@ -15,11 +15,11 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
 
+from core.negotiation import HTML_MEDIA_TYPE
 from rest.exceptions import PreconditionFailed
 from rest.negotiation import HAL_FORMS_MEDIA_TYPE
 
 SAFE_METHODS = ("GET", "HEAD")
-HTML_MEDIA_TYPE = "text/html"
 # The representations whose bytes differ from the JSON body of the same state: the browsable
 # API's page, and HAL-FORMS (the JSON body plus `_templates`).
 OWN_TAG_MEDIA_TYPES = (HTML_MEDIA_TYPE, HAL_FORMS_MEDIA_TYPE)
@@ -41,10 +41,8 @@ class Validators:
         return int(self.last_modified.timestamp())
 
     def for_variant(self, media_type: str) -> Validators:
-        """The browsable API's page and the HAL-FORMS document have other bytes than the JSON
-        body of the same state, so each gets its own strong tag (RFC 9110 8.8.3).
-        application/json and application/hal+json share one: the same bytes, and the tag a
-        client holds keeps working if it switches."""
+        """Other bytes, another strong tag (RFC 9110 8.8.3); application/json and
+        application/hal+json share one: the same bytes, and a client may switch."""
         return replace(self, etag=variant_tag(self.etag, media_type))
 
     def apply(self, response: HttpResponse) -> HttpResponse:

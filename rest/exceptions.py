@@ -1,12 +1,8 @@
 """The API's errors: RFC 9457 problem details for every exception a view can raise.
 
-The handler answers a plain HttpResponse in `application/problem+json` instead of a DRF Response,
-so that an error is never rendered by the negotiated renderer (a client asking for text/html, or
-a client whose Accept header was refused with 406, still gets the problem document). The one
-exception is a person's browser opening a page (core.negotiation.is_browser_navigation): it
-gets the same problem, status and headers as the browsable API's HTML page. A feature says how
-its domain errors are answered with `register` (from its AppConfig.ready): this module imports
-no feature.
+A plain HttpResponse, never the negotiated renderer's (a 406 still gets the problem document),
+but for a person's browser (docs/decisions/browsable-api.md). Features `register` their domain
+errors from their AppConfig.ready: this module imports no feature.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """`Idempotency-Key` on POST (draft-ietf-httpapi-idempotency-key-header).
 
 The first request with a key stores an in-flight marker with `cache.add` (atomic: of two racing
-requests exactly one gets it); a retry that finds the marker gets 409, a retry after the first
-succeeded gets the first one's status, headers and body again. Keys belong to one token, so two
-clients cannot see each other's answers, and live IDEMPOTENCY_KEY_TTL_SECONDS (24 h).
-
-A key reused with a different request (another URL or body) is refused with 422 rather than
-answered with an unrelated article. A first attempt that fails leaves nothing behind, so the
-client may retry it. If the cache is unreachable the POST is refused with 503: the client asked
-for a guarantee that cannot be given at that moment.
+requests exactly one gets it); a retry that finds it gets 409, one after the first succeeded its
+status, headers and body again. The rest of the contract (per token, 422, 503): docs/rest.md.
 """
 
 from __future__ import annotations

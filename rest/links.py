@@ -188,18 +188,9 @@ class LinksField(serializers.Field):
         super().__init__(**kwargs)
 
     def to_representation(self, value: Any) -> dict[str, Any]:
-        return relation_links(get_request(self), value, self.relations)
-
-
-def relation_links(
-    request: HttpRequest,
-    instance: Any,
-    relations: dict[str, Callable[[HttpRequest, Any], Link | None]],
-) -> dict[str, Any]:
-    """A resource's `_links`: curies first, then one entry per relation that has a link."""
-    links: dict[str, Any] = {"curies": curies(request)}
-    for rel, build in relations.items():
-        built = build(request, instance)
-        if built is not None:
-            links[rel] = built
-    return links
+        request = get_request(self)
+        links: dict[str, Any] = {"curies": curies(request)}
+        for rel, build in self.relations.items():
+            if (built := build(request, value)) is not None:
+                links[rel] = built
+        return links

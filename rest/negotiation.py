@@ -46,14 +46,9 @@ class HalFormsRenderer(HalJsonRenderer):
 
 
 class BrowsableHalRenderer(BrowsableAPIRenderer):
-    """text/html for people: DRF's browsable API, reading HAL (rest_framework/hal_api.html).
-
-    The page lists the resource's `_links`: a curie-prefixed relation links to its documentation,
-    a templated href (RFC 6570) is a small form for its variables, and the JSON's hrefs are links.
-    The write forms send the X-Access-Token and If-Match typed into the page as headers
-    (static/articles/hal-browser.js). No CSRF token: the API never sets a cookie, and a write is
-    authenticated by the header, never by anything the browser sends on its own.
-    """
+    """text/html for people: DRF's browsable API, reading HAL (rest_framework/hal_api.html;
+    docs/decisions/browsable-api.md). No CSRF token: the API never sets a cookie, and a write
+    is authenticated by a header, never by anything the browser sends on its own."""
 
     template = "rest_framework/hal_api.html"
 
@@ -170,26 +165,21 @@ def _query_only_expansion(url: str) -> str | None:
     return None
 
 
-def _load_json(parser: JSONParser, stream: Any, media_type: Any, parser_context: Any) -> Any:
-    try:
-        return JSONParser.parse(parser, stream, media_type, parser_context)
-    except RecursionError:
-        # Deeply nested arrays or objects exhaust the parser's stack: a bad body, not a fault.
-        raise ParseError("JSON parse error - nested too deeply") from None
-
-
 class StrictJsonParser(JSONParser):
     """application/json bodies (NaN and Infinity are refused: STRICT_JSON)."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
-        return _load_json(self, stream, media_type, parser_context)
+        try:
+            return JSONParser.parse(self, stream, media_type, parser_context)
+        except RecursionError:
+            # Deeply nested arrays or objects exhaust the parser's stack: a bad body, not a fault.
+            raise ParseError("JSON parse error - nested too deeply") from None
 
 
 class StrictHalJsonParser(JsonHalParser):
-    """application/hal+json bodies, read the same way."""
+    """application/hal+json bodies, read the same way (JSONParser's parse, not the HAL one)."""
 
-    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
-        return _load_json(self, stream, media_type, parser_context)
+    parse = StrictJsonParser.parse
 
 
 UTF8 = ("utf-8", "utf8")

@@ -1,12 +1,6 @@
-"""OpenAPI (drf-spectacular) for every REST resource: the statuses each operation declares, the
-shared parameters, the token scheme, and how a `_links` field is described.
-
-The representations' schemas are drf-spectacular's, derived from the serializers that write them;
-what it cannot infer is declared here: which statuses an operation answers (those of any
-operation, of any write, of a write with a body, and its own `errors`: a client generated from
-the document must never meet an undeclared one), and the HAL `_links` object of a LinksField.
-Descriptions are written for API users; the code's docstrings are not used
-(DISABLE_DOCSTRING_DESCRIPTIONS). docs/rest.md has the table.
+"""OpenAPI (drf-spectacular): what it cannot infer from the serializers. The statuses each
+operation answers (a generated client must never meet an undeclared one), the shared parameters,
+the token scheme, a LinksField's `_links` (docs/decisions/openapi-from-serializers.md).
 """
 
 from __future__ import annotations

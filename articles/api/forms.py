@@ -1,11 +1,6 @@
 """HAL-FORMS `_templates`: the writes an article page and an article offer, with the constraints
-the API checks, for clients that build their requests from the document instead of from docs.
-
-Templates describe what the resource accepts, not what the reader may do: the server does not
-know who will send the write (reads carry no token), so a template is shown whatever the token,
-and a write without the right still answers 401 or 403. A template is left out when nobody may
-use it: an archived blog offers none, a locked article no replace or delete (comments stay
-open). docs/decisions/hal-forms.md says why.
+the API checks. Shown whatever the token; left out when nobody may use them (an archived blog, a
+locked article's replace and delete): docs/decisions/hal-forms.md.
 """
 
 from __future__ import annotations
