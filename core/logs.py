@@ -34,9 +34,8 @@ class RequestContextFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = current_request.get()
-        record.request_id = request.request_id if request else None
-        record.trace_id = request.trace_id if request else None
-        record.span_id = request.span_id if request else None
+        for field in CONTEXT_FIELDS:
+            setattr(record, field, getattr(request, field) if request else None)
         return True
 
 
