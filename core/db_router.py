@@ -47,9 +47,6 @@ def replica_configured() -> bool:
     return REPLICA in settings.DATABASES
 
 
-# --- The request's claim on the primary --------------------------------------------------------
-
-
 @dataclass
 class _RequestState:
     identity: Callable[[], str | None]
@@ -134,9 +131,6 @@ class ReplicaPinMiddleware:
             if identity is not None:
                 _pin(identity)
         return response
-
-
-# --- The replica's health, per process ---------------------------------------------------------
 
 
 class _Health:
