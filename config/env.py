@@ -83,14 +83,9 @@ def env_origin(name: str, default: str) -> str:
 
 
 def load_env_file(path: Path) -> None:
-    """Take each `NAME=value` line of `path`, when the file exists, as an environment default.
-
-    A development checkout's settings: `make run` writes `.env` (git-ignored; DEBUG on and a
-    generated SECRET_KEY) and manage.py reads it, so that the documented `python manage.py ...`
-    commands run as written (docs/decisions/development-env-file.md). A variable already in the
-    environment wins. The format is only that: blank lines and `#` comments are skipped; no
-    quotes, `export` or `$` expansion. Any other line stops the process, as a bad value does.
-    """
+    """Take each `NAME=value` line of `path`, when the file exists, as an environment default
+    (docs/decisions/development-env-file.md). No quotes, `export` or `$` expansion; any other
+    line stops the process, as a bad value does."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

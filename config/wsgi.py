@@ -9,9 +9,6 @@ from core import tracing
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
-# Traces, when OTEL_* ask for them: before the handler builds its middleware chain, which the
-# instrumentation joins (core/tracing). Every server loads the application from here: gunicorn
-# (its workers start exporting after the fork) and runserver.
-tracing.setup()
+tracing.setup()  # before the handler builds its middleware chain (core/tracing)
 
 application = get_wsgi_application()

@@ -1,11 +1,6 @@
-"""The address of the client a request comes from, one answer for everything that counts clients:
-the rate limits (core.ratelimit) and the admin's login lockout (django-axes,
-AXES_CLIENT_IP_CALLABLE).
-
-Behind the trusted proxy (BEHIND_TRUSTED_PROXY, REST_FRAMEWORK["NUM_PROXIES"] = 1) every request
-comes from the proxy's address, and the client's is the last X-Forwarded-For entry, the one the
-proxy wrote (deploy/nginx/blog-service.conf replaces whatever the client sent). Otherwise the
-header is the client's own word and is ignored: the address is the connection's."""
+"""The address of the client a request comes from, for the rate limits and the admin's login
+lockout (AXES_CLIENT_IP_CALLABLE). X-Forwarded-For is believed only behind the trusted proxy,
+which replaces whatever the client sent (deploy/nginx/blog-service.conf)."""
 
 from __future__ import annotations
 

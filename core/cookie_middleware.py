@@ -1,16 +1,7 @@
 """Django's cookie-based middlewares (sessions, auth, messages), skipped on the machine
-surfaces. (CSRF stays Django's own class: the machine views are csrf_exempt.)
-
-The REST API, GraphQL, SOAP and /healthz authenticate by header (X-Access-Token) or not at all,
-and never read or set a cookie. Sessions, the CSRF check, `request.user` from the session and
-flash messages exist for the cookie-based HTML pages (the admin); on the machine surfaces they
-did nothing but cost time: about a third of a SOAP request's CPU (messages alone build a signed
-cookie storage on every request). CSRF protects requests that carry an ambient credential, a
-cookie; without the session middleware there is none on these paths.
-
-Each class subclasses the Django middleware it stands for, so Django's checks that look for
-"a subclass of SessionMiddleware" and so on still find them, and the HTML pages get exactly
-Django's behaviour.
+surfaces, which read no cookie: there they cost about a third of a SOAP request's CPU. (CSRF
+stays Django's own class: the machine views are csrf_exempt.) Subclasses, so that Django's
+checks for "a subclass of SessionMiddleware" and so on still find them.
 """
 
 from __future__ import annotations

@@ -1,20 +1,5 @@
-"""Reads to the read replica, the rest to the primary (docs/production.md, "Read replica";
-docs/decisions/read-replica.md).
-
-Only the content (the `blogs`, `articles` and `graphapi` models) is ever read from the replica,
-and only when nothing asks for the primary:
-- writes, and every read inside a transaction (a service's atomic block), use the primary;
-- a request with an unsafe method is served by the primary from its first query, so that its
-  checks (If-Match, existence, rights) see what its write will see (GraphQL's POSTs excepted:
-  they are queries);
-- a client that sent an unsafe request (its access token, or its session's user) is pinned to
-  the primary for REPLICA_PIN_SECONDS afterwards: it reads its own writes. The pin is kept in
-  the shared cache, so it holds on every worker and host;
-- `reads_from_primary()` asks for it (the representation cache is filled from the primary only);
-- a replica that cannot be reached, or that lags more than REPLICA_MAX_LAG_SECONDS, is left
-  alone until the next check, REPLICA_CHECK_SECONDS later (per process).
-Accounts, sessions, lockouts and the cache table always use the primary.
-"""
+"""Content reads to the read replica when nothing asks for the primary, the rest to the primary
+(docs/production.md, "Read replica"; docs/decisions/read-replica.md)."""
 
 from __future__ import annotations
 
@@ -62,9 +47,6 @@ def replica_configured() -> bool:
     return REPLICA in settings.DATABASES
 
 
-# --- The request's claim on the primary --------------------------------------------------------
-
-
 @dataclass
 class _RequestState:
     identity: Callable[[], str | None]
@@ -94,9 +76,8 @@ def reads_from_primary() -> Iterator[None]:
 
 
 def client_identity(request: HttpRequest) -> str | None:
-    """Whom a pin belongs to: the access token the request carries (hashed: the cache is no
-    place for secrets), else its session's user. Reads never authenticate a token, so the token
-    itself, not its user, is the key."""
+    """Whom a pin belongs to: the request's access token (hashed: the cache is no place for
+    secrets; reads never authenticate it), else its session's user."""
     token = request.META.get(TOKEN_HEADER, "").strip()
     if token:
         return "token:" + hashlib.sha256(token.encode()).hexdigest()
@@ -128,8 +109,6 @@ def _pin(identity: str) -> None:
 
 
 class ReplicaPinMiddleware:
-    """Marks the request for the router and pins its client after an unsafe request."""
-
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
@@ -152,9 +131,6 @@ class ReplicaPinMiddleware:
             if identity is not None:
                 _pin(identity)
         return response
-
-
-# --- The replica's health, per process ---------------------------------------------------------
 
 
 class _Health:

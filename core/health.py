@@ -1,14 +1,5 @@
-"""The health endpoints, for load balancers and orchestrators:
-
-- `GET /livez`: the process answers (it checks nothing else; a failure means restart it);
-- `GET /readyz`: it can serve: the database answers, the shared cache answers, and every
-  migration is applied (503 naming the failing checks; a failure means send it no traffic);
-- `GET /healthz`: the process and its database answer (kept for existing probes).
-
-Each answers GET and HEAD; any other method is 405 with `Allow: GET, HEAD`. They are exempt from
-CSRF, as /metrics is: no cookie or session is read here, and without the exemption a POST would
-be refused by CsrfViewMiddleware with its HTML page before the method is looked at.
-"""
+"""The health endpoints /livez, /readyz and /healthz (docs/production.md). CSRF-exempt, as
+/metrics is: no cookie is read here, and a POST must get its 405, not CSRF's HTML page."""
 
 from __future__ import annotations
 
@@ -46,7 +37,6 @@ def database_check() -> str:
 
 
 def cache_check() -> str:
-    """A value written and read back through the shared cache (Redis, or the database cache)."""
     key, value = "health:probe", secrets.token_hex(8)
     try:
         cache.set(key, value, 10)

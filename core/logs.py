@@ -29,22 +29,18 @@ CONTEXT_FIELDS = ("request_id", "trace_id", "span_id")
 
 
 class RequestContextFilter(logging.Filter):
-    """On the handler: gives each record the request being served (core.request_context),
-    None outside a request or without a trace. Never drops a record."""
+    """On the handler: gives each record the request being served; never drops one."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = current_request.get()
-        record.request_id = request.request_id if request else None
-        record.trace_id = request.trace_id if request else None
-        record.span_id = request.span_id if request else None
+        for field in CONTEXT_FIELDS:
+            setattr(record, field, getattr(request, field) if request else None)
         return True
 
 
 class OneLineFormatter(logging.Formatter):
-    """The message is escaped; a traceback, which the formatter appends after it, keeps its
-    lines (it is ours, not the client's). A record logged in a request ends with its
-    `request_id=` (unless the message already names it), then `trace_id=` and `span_id=` when
-    the request is traced: ids we made or checked, with nothing to escape."""
+    """The message is escaped; a traceback keeps its lines (it is ours, not the client's), and the
+    ids appended are ours or checked, with nothing to escape."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         line = one_line(super().formatMessage(record))
@@ -56,11 +52,8 @@ class OneLineFormatter(logging.Formatter):
 
 
 class JsonFormatter(logging.Formatter):
-    """LOG_FORMAT=json: one JSON object per record, for log shippers. A request's line
-    (config.requests) carries its fields under "http": method, path, status, duration_ms,
-    request_id and user. Every record logged in a request has "request_id", and "trace_id" and
-    "span_id" when the request is traced. JSON escapes every control character, so a record
-    stays one line."""
+    """LOG_FORMAT=json: one JSON object per record, for log shippers; JSON escapes every control
+    character, so a record stays one line."""
 
     def format(self, record: logging.LogRecord) -> str:
         document = {

@@ -1,6 +1,5 @@
-"""Site-wide middleware: request ids and the request log, methods we do not implement, the
-API's body-size limit (checked before anything reads the body), a body cut short before its
-Content-Length, and the unread body of a refused request."""
+"""Site-wide middleware: request ids and the request log, bad requests, methods we do not
+implement, a body cut short, the unread body of a refused request, DEBUG's 404s."""
 
 from __future__ import annotations
 
@@ -58,16 +57,17 @@ class RequestIdMiddleware:
         duration_ms = (time.monotonic() - started) * 1000
         extra = None
         if settings.LOG_FORMAT == "json":
-            extra = {
-                "http": {
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                    "duration_ms": round(duration_ms, 1),
-                    "request_id": request_id,
-                    "user": _user_name(request),
-                }
+            user = getattr(request, "user", None)  # DRF's token user, or the session's
+            signed_in = user is not None and user.is_authenticated
+            http = {
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "duration_ms": round(duration_ms, 1),
+                "request_id": request_id,
+                "user": user.get_username() if signed_in else None,
             }
+            extra = {"http": http}
         logger.info(
             "%s %s %s %.1fms request_id=%s",
             request.method,
@@ -80,20 +80,9 @@ class RequestIdMiddleware:
         return response
 
 
-def _user_name(request: HttpRequest) -> str | None:
-    """Who made the request: the token's user (DRF sets request.user when it authenticates), a
-    signed-in editor on the HTML pages, or None."""
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return None
-    return user.get_username()
-
-
 class BadRequestMiddleware:
-    """400 for a request Django cannot read, before any view or middleware trips over it: a Host
-    that ALLOWED_HOSTS does not name, more query parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS,
-    a Content-Length that is not a number. Django would raise on first use, and with DEBUG on
-    (`make run`) answer with its technical page, which shows settings and paths, or a 500."""
+    """400 for a request Django cannot read (Host, too many fields, Content-Length), before
+    anything trips over it (docs/decisions/development-server.md)."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -122,10 +111,8 @@ class DisallowedPort(SuspiciousOperation):
 
 
 def _normalise_host(request: HttpRequest) -> None:
-    """Checks the host the request names (Host, or X-Forwarded-Host behind a trusted proxy) and
-    writes it back normalised: lower case, the scheme's default port left out, any other port
-    one of ALLOWED_PORTS. Links and the WSDL address are built from it, so they never echo a
-    client's spelling or an arbitrary port."""
+    """Checks the host the request names and writes it back normalised (lower case, no default
+    port, any other port in ALLOWED_PORTS): links never echo a client's spelling."""
     host = request.get_host()  # DisallowedHost unless ALLOWED_HOSTS names it
     domain, port = split_domain_port(host)  # lower-cased
     default = "443" if request.is_secure() else "80"
@@ -172,16 +159,9 @@ _DRAIN_CHUNK = 64 * 1024
 
 
 class RefusedBodyDrainMiddleware:
-    """Reads the rest of a body refused with 413 (up to DRAIN_BYTES) before the answer goes out.
-
-    A 413 is decided from Content-Length before anything reads the body. If the server then
-    answered with the body still on the socket, gunicorn would drain only 64 KiB of it and close
-    the connection it had just announced as keep-alive, and a client still sending its 8 MiB
-    would see a reset instead of the answer. `request.read` stops where the body ends (its
-    Content-Length). A client that declares a body and does not send it holds its thread as it
-    would on any request whose body is read; nginx in front (docs/production.md) reads bodies
-    before gunicorn sees them. Best effort: whatever the drain meets, the answer goes out.
-    """
+    """Reads the rest of a body refused with 413 (up to DRAIN_BYTES) before the answer goes out:
+    gunicorn would drain only 64 KiB and close the keep-alive connection, and a client still
+    sending would see a reset instead of the answer. Best effort."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -202,17 +182,9 @@ class RefusedBodyDrainMiddleware:
 
 
 class IncompleteBodyMiddleware:
-    """400 for a body that ended before its Content-Length: the client closed the connection
-    (RFC 9112 section 6.3: the message is incomplete). Django reads a body up to its
-    Content-Length or to the end of the stream, whichever comes first, and a short one would go
-    on to be parsed; when its first bytes happen to be a whole JSON object, the cut request
-    would be applied. So every body is read here, before any view, and its length checked, for
-    every surface at once (docs/decisions/incomplete-bodies.md).
-
-    A body declared larger than DATA_UPLOAD_MAX_MEMORY_SIZE is left unread: every surface
-    refuses it (413) without parsing it. After rest.middleware.ApiBodySizeLimitMiddleware, so
-    that an over-size API body is refused from its header before anything waits for it.
-    """
+    """400 for a body that ended before its Content-Length (RFC 9112 6.3), for every surface
+    (docs/decisions/incomplete-bodies.md). After rest.middleware.ApiBodySizeLimitMiddleware, so
+    that an over-size API body is refused from its header before anything waits for it."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -238,10 +210,8 @@ class IncompleteBodyMiddleware:
 
 
 class DebugNotFoundMiddleware:
-    """Listed only with DEBUG on (`make run`), where Django would answer a 404 with its technical
-    page, which lists the URL patterns: a path no route names, and a 404 a view raises, get the
-    site's 404 handler (core.problems.not_found) as production's handler404 gives them. Last but
-    django-axes, so that static files and every other middleware come first, as they would."""
+    """DEBUG only: 404s through handler404 instead of the technical page
+    (docs/decisions/development-server.md)."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response

@@ -38,13 +38,7 @@ def accepted_ranges(accept: str | None) -> list[MediaType]:
 
 def best_match(accept: str | None, offered: Sequence[str]) -> tuple[str, MediaType] | None:
     """The offered media type that `accept` ranks highest, with the range that ranked it; None
-    when none is acceptable.
-
-    Each offered type takes the quality of the most specific range that matches it, so that
-    `application/hal+json;q=0, */*` rules out HAL alone (q=0: "not acceptable"). The highest
-    quality wins; of equal ones, the type named more specifically, then the first offered.
-    Django's `get_preferred_type` drops q=0 ranges before matching, so `*/*` would let HAL in.
-    """
+    when none is acceptable (docs/decisions/negotiation.md: why not `get_preferred_type`)."""
     ranges = accepted_ranges(accept)
     best: tuple[tuple[float, int, int], str, MediaType] | None = None
     for index, media_type in enumerate(offered):
@@ -59,7 +53,6 @@ def best_match(accept: str | None, offered: Sequence[str]) -> tuple[str, MediaTy
 
 
 def preferred(request: HttpRequest, offered: Sequence[str]) -> str | None:
-    """The offered media type the request's Accept header ranks highest (None: none)."""
     match = best_match(request.headers.get("Accept"), offered)
     return None if match is None else match[0]
 

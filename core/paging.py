@@ -18,7 +18,3 @@ class Page(Generic[T]):
     @property
     def total_pages(self) -> int:
         return -(-self.total // self.page_size)
-
-    @property
-    def offset(self) -> int:
-        return (self.page_index - 1) * self.page_size

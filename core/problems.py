@@ -1,14 +1,13 @@
 """RFC 9457 problem details, for every part of the site that answers errors in JSON.
 
-Each problem type has a slug; its `type` URI is `<origin>/docs/problems/<slug>`, an HTML page that
-says what the problem means, so that the type really resolves (RFC 9457 section 3.1.1). The origin
-is the request's, except when its Host was refused: then PUBLIC_URL, the configured one, so that
-a refused Host is never written back (docs/decisions/hosts-and-ports.md).
+A `type` is `<origin>/docs/problems/<slug>`, a page that resolves (RFC 9457 3.1.1); the origin is
+PUBLIC_URL when the request's Host was refused (docs/decisions/hosts-and-ports.md).
 """
 
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -124,9 +123,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
     ),
 }
 
-_DEFAULT_SLUG_BY_STATUS = {}
-for _slug, _problem in PROBLEM_TYPES.items():
-    _DEFAULT_SLUG_BY_STATUS.setdefault(_problem.status, _slug)
+# The first slug of each status.
+_DEFAULT_SLUG_BY_STATUS = {p.status: slug for slug, p in reversed(PROBLEM_TYPES.items())}
 
 
 def problem_slug_for(status: int) -> str:
@@ -145,13 +143,10 @@ def problem_body(
     slug = slug or problem_slug_for(status)
     known = PROBLEM_TYPES.get(slug)
     doc = reverse("problem-doc", kwargs={"slug": slug})
-    if host_refused:
-        type_uri = settings.PUBLIC_URL + doc
-    else:
-        try:
+    type_uri = settings.PUBLIC_URL + doc
+    if not host_refused:
+        with suppress(DisallowedHost):
             type_uri = request.build_absolute_uri(doc)
-        except DisallowedHost:
-            type_uri = settings.PUBLIC_URL + doc
     body: dict[str, Any] = {
         "type": type_uri,
         "title": known.title if known else HTTPStatus(status).phrase,
@@ -165,8 +160,7 @@ def problem_body(
 
 
 def fault_detail(request: HttpRequest) -> str:
-    """The detail of every 500 problem: that a fault happened and the request id it was logged
-    under; never the exception."""
+    """The detail of every 500 problem; never the exception."""
     return f"An unexpected fault; it was logged as request {getattr(request, 'request_id', '-')}."
 
 
@@ -207,23 +201,17 @@ def error_response(
     request: HttpRequest, *, status: int, detail: str, host_refused: bool = False
 ) -> HttpResponse:
     """An error the platform answers before any view runs, in the language of the request's
-    surface (core.surfaces): its own hook, or a problem document (`host_refused` as for
-    problem_response)."""
+    surface (core.surfaces)."""
     hook = surface_of(request.path_info).error
     if hook is not None:
         return hook(request, status, detail)
     return problem_response(request, status=status, detail=detail, host_refused=host_refused)
 
 
-def _wants_problem(request: HttpRequest) -> bool:
-    return not surface_of(request.path_info).html_errors
-
-
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """handler404: a problem, except for a browser outside the API, which gets a page linking
-    the front door (docs/decisions/not-found-for-people.md). Under /api/ the answer stays the
-    problem that the API's clients read."""
-    if _wants_problem(request):
+    """handler404: a problem, except for a browser outside the API
+    (docs/decisions/not-found-for-people.md)."""
+    if not surface_of(request.path_info).html_errors:
         return problem_response(request, status=404, detail="No such resource.")
     # A browser ranks HTML above problem+json; on a tie (`*/*`, no Accept) the problem wins.
     if preferred(request, [PROBLEM_MEDIA_TYPE, HTML_MEDIA_TYPE]) == HTML_MEDIA_TYPE:
@@ -236,6 +224,6 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """handler500: a problem, except on the surfaces whose errors are pages (Django's)."""
-    if _wants_problem(request):
+    if not surface_of(request.path_info).html_errors:
         return problem_response(request, status=500, detail=fault_detail(request))
     return defaults.server_error(request)

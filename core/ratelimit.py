@@ -1,23 +1,7 @@
-"""Rate limits on the shared cache: per client address for reads, per token for writes, and per
-token again for webhook writes (a smaller limit, counted beside the write limit).
+"""Rate limits on the shared cache, fixed windows that fail open (docs/rest.md, "Rate limits").
 
-DRF's SimpleRateThrottle keeps a list of timestamps that it reads and writes back, which loses
-counts when two processes race. Here each limit is a fixed window counted with `cache.add` and
-`cache.incr`, both atomic on Redis (INCR) and on the local-memory cache (a lock), so several
-server processes share one exact limit. A window opens with a client's first request (its start
-is stored with `cache.add`, so every process agrees on it) and lasts the rate's period.
-
-On Redis (django-redis) the same window is one Lua script, run atomically by the server: one
-round trip per request instead of two (a hash holds the window's start and its hit count, and
-expires with the window). Rate limiting was a fifth of a GET article's time in the worker.
-
-If the cache cannot be reached, requests are served without a limit (and a warning is logged):
-a rate limit protects the service, it must not become the reason the service is down.
-
-Headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "read";q=600;w=60` and
-`RateLimit: "read";r=599;t=42` (r: requests left, t: seconds until the window resets), set by
-RateLimitHeadersMiddleware on whatever response a counted request gets, whichever surface counted
-it. The REST resources count through DRF throttles (rest.throttling), GraphQL and the feed here.
+On Redis (django-redis) a window is one Lua script, run atomically by the server: one round trip
+per request instead of two. Rate limiting was a fifth of a GET article's time in the worker.
 """
 
 from __future__ import annotations
@@ -98,7 +82,6 @@ return {started, redis.call('HINCRBY', KEYS[1], 'hits', ARGV[3])}
 
 
 def _redis_client() -> Any | None:
-    """The raw Redis client when the cache is django-redis, else None."""
     get_client = getattr(getattr(cache, "client", None), "get_client", None)
     return get_client(write=True) if get_client is not None else None
 
@@ -120,11 +103,8 @@ _counted: ContextVar[list[RateLimitState] | None] = ContextVar("rate_limits", de
 
 
 def count_request(policy: str, rate: str, ident: str) -> RateLimitState | None:
-    """Counts the request being served against `policy` for `ident`, once: a second call
-    returns the state the first one reached.
-
-    None when limits are off, or when the cache cannot be reached (see the module docstring).
-    """
+    """Counts the request being served against `policy` for `ident`, once per request; None
+    when limits are off or the cache is down."""
     for state in reversed(_counted.get() or ()):
         if state.policy == policy:
             return state
@@ -132,8 +112,7 @@ def count_request(policy: str, rate: str, ident: str) -> RateLimitState | None:
 
 
 def charge_request(policy: str, rate: str, ident: str, *, cost: int) -> RateLimitState | None:
-    """Counts `cost` hits against `policy` for `ident` (each call counts; count_request is the
-    once-per-request form); the response's RateLimit headers tell the new state."""
+    """Counts `cost` hits against `policy` for `ident`, at each call."""
     if not settings.RATE_LIMIT_ENABLED:
         return None
     quota, window = parse_rate(rate)
@@ -141,7 +120,7 @@ def charge_request(policy: str, rate: str, ident: str, *, cost: int) -> RateLimi
     now = time.time()
     try:
         started, hits = _hit(key, now, window, cost)
-    except Exception:  # the cache is down: serve without a limit (see the module docstring)
+    except Exception:  # the cache is down: serve without a limit
         logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
         return None
     reset = max(1, math.ceil(started + window - now))
@@ -167,8 +146,7 @@ def client_ident(request: HttpRequest) -> str:
 
 
 class RateLimitHeadersMiddleware:
-    """The one place the RateLimit headers are set: on the response to a request that was
-    counted against a limit (a 429 too), the state of the limit that binds."""
+    """The one place the RateLimit headers are set, on every counted request's response."""
 
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
@@ -187,8 +165,7 @@ class RateLimitHeadersMiddleware:
 
 
 def shown(counted: list[RateLimitState]) -> RateLimitState:
-    """Of the limits a request was counted against (a webhook write: "write" and
-    "webhook-write"), the one that binds: the exceeded one, else the one with the fewest requests
-    left; each policy's newest state, the first policy counted on a tie."""
+    """The limit that binds: the exceeded one, else the one with the fewest requests left (each
+    policy's newest state; the first counted on a tie)."""
     newest = {state.policy: state for state in counted}
     return max(newest.values(), key=lambda state: (state.exceeded, -state.remaining))

@@ -1,19 +1,5 @@
-"""A cache of the API's hot representations (an article, a page of a blog's articles), so that a
-hot article costs no SQL at all.
-
-An entry holds what a read needs: the representation's data, its ETag and Last-Modified. It is
-tagged with the *generations* of what it was built from (the article, the blog, the blog's list
-of articles): random tokens in the cache, which the writes replace (`changed`) when they write
-and again when they commit. An entry is used only while its tags are the current generations,
-read together with it in one cache round trip, so every origin's and every page's entry of a
-changed article or blog is dropped at once without knowing them. A reader that built an entry
-from the old data while the write's transaction was open tagged it with a generation that the
-commit replaces: it is never used.
-With a read replica, what is stored is built from the primary (core.db_router): a replica
-that has not yet replayed a commit would otherwise store the old data under the generation that
-commit set, and it would be served as current after the write.
-Entries expire after ENTRY_SECONDS in any case, which bounds what a lost invalidation (the cache
-unreachable at that commit) can cost.
+"""A cache of the API's hot representations, invalidated by generations
+(docs/decisions/representation-cache.md; built from the primary: docs/decisions/read-replica.md).
 """
 
 from __future__ import annotations
@@ -48,10 +34,7 @@ def blog_articles_generation(blog_id: int) -> str:
 
 
 def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
-    """The value stored under `key` while `generations` stand, else `build()` (stored then).
-
-    A cache that cannot be reached is not a reason to fail a read: the value is built. On the
-    database cache (no Redis) nothing is cached: its round trips cost more than the read."""
+    """The value stored under `key` while `generations` stand, else `build()` (stored then)."""
     if settings.CACHES["default"]["BACKEND"].endswith(".DatabaseCache"):
         return build()
     try:
@@ -66,7 +49,7 @@ def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
         entry = found.get(key)
         if entry is not None and entry[0] == tags:
             return entry[1]
-    except Exception:  # the cache is down: serve from the database (module docstring)
+    except Exception:  # the cache is down: serve from the database
         logger.warning("representation cache unreachable", exc_info=True)
         return build()
     with reads_from_primary():
@@ -79,8 +62,6 @@ def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
 
 
 def changed(generations: Iterable[str]) -> None:
-    """Every entry tagged with these generations is stale, now and once the current transaction
-    commits."""
     names = list(generations)
 
     def renew() -> None:

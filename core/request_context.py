@@ -1,9 +1,5 @@
-"""The request being served, for whatever runs on its behalf in the same thread: every log line
-(core.logs.RequestContextFilter) and every trace span (core.tracing.sdk.RequestSpans) names
-it. RequestIdMiddleware sets it for the length of a request.
-
-A context variable rather than the request object: a log call or a database driver deep inside
-a service has no request to look at."""
+"""The request being served, for its log lines and trace spans: a context variable, since a log
+call or a database driver deep inside a service has no request to look at."""
 
 from __future__ import annotations
 

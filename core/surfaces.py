@@ -1,10 +1,6 @@
-"""Which surface a request is for, decided in this one place from its path.
-
-Each surface registers itself from its AppConfig.ready() with the prefix of its paths and, when
-its clients read errors in a language of their own (GraphQL's `errors`, SOAP faults), a hook
-that answers an error the platform raises before any view runs (a bad Host, a body cut short).
-The platform (middleware, logs, metrics, core.problems.error_response) asks `surface_of` and
-knows no surface by name; a path no surface claims is the site's HTML pages.
+"""Which surface a request is for, decided in this one place from its path; each surface
+registers itself from its AppConfig.ready() (docs/architecture.md). A path no surface claims is
+the site's HTML pages.
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ def register(surface: Surface) -> None:
 
 
 def surface_of(path: str) -> Surface:
-    """The surface of a path (PATH_INFO, as URLs are resolved)."""
+    """PATH_INFO, as URLs are resolved."""
     for surface in _surfaces:
         if path.startswith(surface.prefix):
             return surface

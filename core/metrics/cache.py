@@ -1,11 +1,6 @@
-"""The cache backends the service uses, each counting its calls for the request being served
-(core.metrics.instruments.RequestStats). Same class names as the backends they extend, and
-nothing changed but the count: settings name them instead of Django's and django-redis's
-(config/settings/base.py and test.py).
-
-A call is one call of Django's cache API as the code made it: a backend's calls into its own API
-(DatabaseCache.get goes through get_many; BaseCache.get_or_set calls get and add) are part of the
-outer call, not counted again.
+"""The cache backends the service uses, each counting its calls for the request being served;
+nothing changed but the count. A call is one call of Django's cache API as the code made it: a
+backend's calls into its own API (DatabaseCache.get goes through get_many) are not counted again.
 """
 
 from __future__ import annotations

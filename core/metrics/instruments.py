@@ -1,32 +1,16 @@
-"""The service's metrics, and what a request is labelled with.
-
-Labels are bounded by construction, so that no client can grow the number of series: the surface
-comes from a fixed list of path prefixes, the route is the URL pattern that matched (never the
-path itself), the method is one of those the site implements or `other`, the status a number.
-
-Under gunicorn with PROMETHEUS_MULTIPROC_DIR set, prometheus-client keeps each worker's values
-in memory-mapped files in that directory and /metrics adds them up (core.metrics.views).
-"""
+"""The service's metrics. Labels are bounded by construction (docs/decisions/metrics.md), so
+that no client can grow the number of series."""
 
 from __future__ import annotations
 
 import contextvars
 from typing import Any
 
-from django.http import HttpRequest
 from prometheus_client import Counter, Histogram, disable_created_metrics
-
-from core import surfaces
 
 # The `_created` series (when each labelled series was first used) would double the output and
 # mean nothing in multiprocess mode, where prometheus-client leaves them out anyway.
 disable_created_metrics()
-
-METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-# A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
-# and one for a path no route names (a 404).
-NOT_ROUTED = "(not routed)"
-UNKNOWN_PATH = "(unknown path)"
 
 # From a representation served out of Redis (about a millisecond) to the GraphQL time budget
 # (2 s) and gunicorn's timeout (30 s).
@@ -95,18 +79,3 @@ def count_cache_call(operation: str) -> None:
     stats = current_request.get()
     if stats is not None:
         stats.count_cache_call(operation)
-
-
-def surface_of(path: str) -> str:
-    return surfaces.surface_of(path).name
-
-
-def route_of(request: HttpRequest, status: int) -> str:
-    match = getattr(request, "resolver_match", None)
-    if match is None:
-        return UNKNOWN_PATH if status == 404 else NOT_ROUTED
-    return match.route or UNKNOWN_PATH
-
-
-def method_of(request: HttpRequest) -> str:
-    return request.method if request.method in METHODS else "other"

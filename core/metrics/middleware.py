@@ -1,11 +1,6 @@
 """Measures every request: the first middleware, so that its time, status and queries include
-everything the others do (a 400 for a bad Host, a 413, a 429).
-
-Per request: a context variable set, Django's execute_wrapper entered on each database
-connection of the thread, and, once answered, a handful of counter updates. The labelled
-series are looked up in a dict of this process (label values are bounded, so it stays small)
-rather than through `labels()` each time; prometheus-client's own lock per value is the only
-one taken.
+everything the others do (a 400 for a bad Host, a 413, a 429). The labelled series are kept in
+a dict of this process (label values are bounded) rather than looked up by `labels()` each time.
 """
 
 from __future__ import annotations
@@ -26,14 +21,23 @@ from core.metrics.instruments import (
     REQUESTS,
     RequestStats,
     current_request,
-    method_of,
-    route_of,
-    surface_of,
 )
-from core.middleware import Handler
+from core.middleware import IMPLEMENTED_METHODS, Handler
+from core.surfaces import surface_of
 
 # The policy a 429 names in its RateLimit-Policy header (core.ratelimit): `"read";q=..`.
 _POLICY = re.compile(r'\s*"(read|write|webhook-write)"')
+# A request answered by middleware before URL resolution (a 400 for a bad Host, a 501, a 413),
+# and one for a path no route names (a 404).
+NOT_ROUTED = "(not routed)"
+UNKNOWN_PATH = "(unknown path)"
+
+
+def route_of(request: HttpRequest, status: int) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return UNKNOWN_PATH if status == 404 else NOT_ROUTED
+    return match.route or UNKNOWN_PATH
 
 
 class MetricsMiddleware:
@@ -47,19 +51,11 @@ class MetricsMiddleware:
         stats = RequestStats()
         token = current_request.set(stats)
         try:
-            # Django's public hook for SQL instrumentation, on each database's connection of
-            # this thread (kept on the thread's connection object, so a connection opened during
-            # the request is counted too).
-            aliases = list(connections)
-            if len(aliases) == 1:
-                with connections[aliases[0]].execute_wrapper(stats.count_query):
-                    response = self.get_response(request)
-            else:
-                with ExitStack() as wrappers:
-                    for alias in aliases:
-                        wrapper = connections[alias].execute_wrapper(stats.count_query)
-                        wrappers.enter_context(wrapper)
-                    response = self.get_response(request)
+            # Kept on the thread's connection object: a connection opened later is counted too.
+            with ExitStack() as wrappers:
+                for alias in connections:
+                    wrappers.enter_context(connections[alias].execute_wrapper(stats.count_query))
+                response = self.get_response(request)
         finally:
             current_request.reset(token)
         self._record(request, response, stats, time.perf_counter() - started)
@@ -68,9 +64,10 @@ class MetricsMiddleware:
     def _record(
         self, request: HttpRequest, response: HttpResponse, stats: RequestStats, elapsed: float
     ) -> None:
-        surface = surface_of(request.path_info)
+        surface = surface_of(request.path_info).name
         status = response.status_code
-        key = (surface, route_of(request, status), method_of(request), status)
+        method = request.method if request.method in IMPLEMENTED_METHODS else "other"
+        key = (surface, route_of(request, status), method, status)
         series = self.series.get(key)
         if series is None:
             series = (

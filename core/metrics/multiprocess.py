@@ -1,10 +1,5 @@
-"""gunicorn's side of prometheus-client's multiprocess mode (config/gunicorn.conf.py calls it).
-
-With PROMETHEUS_MULTIPROC_DIR set, every worker writes its values to its own files in that
-directory and /metrics adds up all of them, the files of workers that have exited included, so
-that counters never go back when a worker is replaced (max_requests, a crash, a reload).
-Nothing here imports Django: the master runs it.
-"""
+"""gunicorn's side of prometheus-client's multiprocess mode (docs/production.md, "Metrics").
+Nothing here imports Django: the master runs it."""
 
 from __future__ import annotations
 
@@ -18,8 +13,7 @@ def multiproc_dir() -> Path | None:
 
 
 def reset_directory() -> None:
-    """At server start: the files of a previous run would add its counts to this one's. Only
-    prometheus-client's own files (`*.db`) are removed, whatever else the directory holds."""
+    """At server start: a previous run's files (`*.db` only) would add to this one's counts."""
     directory = multiproc_dir()
     if directory is None:
         return
@@ -30,8 +24,7 @@ def reset_directory() -> None:
 
 
 def worker_exited(pid: int) -> None:
-    """A worker is gone: its live gauges stop counting (prometheus-client's own clean-up; the
-    service's metrics are counters and histograms, whose files stay and keep adding up)."""
+    """prometheus-client's clean-up of a gone worker's gauges; counters' files stay."""
     directory = multiproc_dir()
     if directory is None:
         return

@@ -1,15 +1,9 @@
-"""/metrics: the Prometheus exposition, for a scraper that presents METRICS_TOKEN.
-
-Not public: without METRICS_TOKEN the path answers 404 like any unknown path; with it, a request
-must carry `Authorization: Bearer <token>` (RFC 6750), else 401 with a Bearer challenge. The
-token is compared in constant time. Behind nginx the path is not proxied at all
-(deploy/nginx/blog-service.conf): the scraper reaches gunicorn on its private address.
-"""
+"""/metrics: the Prometheus exposition, for a scraper that presents METRICS_TOKEN
+(docs/production.md, "Metrics")."""
 
 from __future__ import annotations
 
 import hmac
-import os
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
@@ -20,6 +14,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from core.metrics.multiprocess import multiproc_dir
 from core.problems import problem_response
 
 _CHALLENGE = 'Bearer realm="metrics"'
@@ -44,11 +39,11 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 def _registry() -> CollectorRegistry:
     """Every gunicorn worker's values added up (multiprocess mode), or this process's."""
-    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    if not directory:
+    directory = multiproc_dir()
+    if directory is None:
         return REGISTRY
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=directory)
+    MultiProcessCollector(registry, path=str(directory))
     return registry
 
 

@@ -1,20 +1,7 @@
-"""Traces (OpenTelemetry): each request's server span with its SQL (psycopg) and Redis spans,
-sent over OTLP/HTTP or printed. Off unless the standard OTEL_* variables ask for it
-(docs/production.md, "Traces"; docs/decisions/traces.md):
-
-- OTEL_SDK_DISABLED=true: off, whatever else is set;
-- OTEL_TRACES_EXPORTER: a comma-separated list of `otlp` and `console`; `none` is off;
-- otherwise, an OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `otlp`.
-
-Everything else (service name and resource, sampler, batching, endpoint, headers, timeouts) the
-SDK reads from its own variables. Off, this module imports nothing of OpenTelemetry: no
-middleware is added and no driver is wrapped, so a request pays nothing.
-
-Two steps, because a gunicorn master forks its workers: `setup()` (config/wsgi.py, before Django
-builds its middleware chain) installs the instrumentation, plain patched code that a fork may
-copy; `start()` makes the tracer provider and its exporting thread in the process that serves,
-since a thread does not survive a fork: gunicorn's post_fork (config/gunicorn.conf.py), or
-`setup()` itself where nothing forks (runserver).
+"""Traces (OpenTelemetry), off unless the standard OTEL_* variables ask for it
+(docs/production.md, "Traces"; docs/decisions/traces.md). Off, nothing of OpenTelemetry is
+imported. `setup()` instruments (before a fork); `start()` makes the exporting thread in the
+process that serves, since a thread does not survive a fork.
 """
 
 from __future__ import annotations
@@ -63,15 +50,13 @@ def enabled() -> bool:
 
 
 def start_in_workers() -> None:
-    """Called by gunicorn's configuration, in the master: the workers start exporting after they
-    fork (post_fork), so `setup()` only instruments."""
+    """In gunicorn's master: the workers start exporting after they fork."""
     global _started_by_workers
     _started_by_workers = True
 
 
 def setup() -> None:
-    """Instruments the process when the environment asks for traces, and starts exporting unless
-    gunicorn's workers do it after their fork. Before the WSGI application is built."""
+    """Before the WSGI application is built."""
     if not enabled():
         return
     from core.tracing import sdk
@@ -82,7 +67,6 @@ def setup() -> None:
 
 
 def start() -> None:
-    """Makes this process's tracer provider and exporters; once per process."""
     global _provider
     names = exporters()
     if not names or _provider is not None:
@@ -93,6 +77,5 @@ def start() -> None:
 
 
 def shutdown() -> None:
-    """Sends the spans still queued (gunicorn's worker_exit; the SDK also does it at exit)."""
     if _provider is not None:
         _provider.shutdown()

@@ -1,6 +1,5 @@
-"""The OpenTelemetry side of core.tracing, imported only when tracing is on (and by its tests):
-by config.wsgi, so that under gunicorn every module, the exporter's too, is loaded once in the
-master and a worker's post_fork only makes objects and a thread."""
+"""The OpenTelemetry side of core.tracing, imported only when tracing is on (and by its tests),
+in gunicorn's master, so that a worker's post_fork only makes objects and a thread."""
 
 from __future__ import annotations
 
@@ -20,9 +19,7 @@ from core.request_context import current_request
 REQUEST_ID_ATTRIBUTE = "http.request_id"
 # When neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names the service.
 DEFAULT_SERVICE_NAME = "blog-service"
-# The server span starts inside the middleware that answers a request Django cannot read (an
-# unknown Host: the instrumentation asks for the request's absolute URL, which would raise),
-# so it starts after the request id is known, and the id is on it as on every other span.
+# The server span starts after the Host is checked (docs/decisions/traces.md).
 MIDDLEWARE_AFTER = "core.middleware.BadRequestMiddleware"
 
 
@@ -42,8 +39,6 @@ class RequestSpans(SpanProcessor):
 
 
 def resource() -> Resource:
-    """The SDK's own resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), with this service's
-    name where the environment gives none."""
     detected = Resource.create()
     if str(detected.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
         detected = detected.merge(Resource({SERVICE_NAME: DEFAULT_SERVICE_NAME}))
@@ -51,8 +46,6 @@ def resource() -> Resource:
 
 
 def tracer_provider(*processors: SpanProcessor) -> TracerProvider:
-    """A provider as the environment configures it (sampler and limits are the SDK's
-    OTEL_TRACES_SAMPLER, OTEL_SPAN_*_LIMIT...), stamping request ids, then `processors`."""
     provider = TracerProvider(resource=resource())
     provider.add_span_processor(RequestSpans())
     for processor in processors:
@@ -67,16 +60,13 @@ def _exporter(name: str) -> SpanExporter:
 
 
 def start_exporting(names: list[str]) -> TracerProvider:
-    """This process's provider, batching spans to each exporter (OTEL_BSP_* tune the batches);
-    the instrumentation finds it through the global provider."""
     provider = tracer_provider(*(BatchSpanProcessor(_exporter(name)) for name in names))
     trace.set_tracer_provider(provider)
     return provider
 
 
 def instrument(tracer_provider: TracerProvider | None = None) -> None:
-    """Django's server spans, psycopg's SQL spans and redis's command spans, from the given
-    provider or (None) the global one, found when each span starts."""
+    """From the given provider or (None) the global one, found when each span starts."""
     position = settings.MIDDLEWARE.index(MIDDLEWARE_AFTER) + 1
     DjangoInstrumentor().instrument(tracer_provider=tracer_provider, middleware_position=position)
     PsycopgInstrumentor().instrument(tracer_provider=tracer_provider)
