@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    from config.env import load_env_file
+    from core.env import load_env_file
 
     # The checkout's own `.env`, which `make run` writes (DEBUG on, a generated SECRET_KEY), so
     # that `python manage.py issue_token bob` runs in a development checkout as the docs show.

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from gunicorn.util import parse_address
 
-# gunicorn executes this file before it puts --chdir on sys.path; config.env lives beside it.
+# gunicorn executes this file before it puts --chdir on sys.path; core.env lives beside it.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from config.env import env_bool, env_int, env_str
 from core import tracing
+from core.env import env_bool, env_int, env_str
 
 tracing.start_in_workers()  # post_fork: a thread does not survive a fork
 

@@ -12,7 +12,7 @@ import dj_database_url
 from csp import constants as csp_constants
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_origin, env_rate, env_str
+from core.env import env_bool, env_choice, env_int, env_list, env_origin, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 

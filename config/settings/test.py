@@ -6,9 +6,9 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
-from config.env import env_str
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES, REDIS_URL
+from core.env import env_str
 
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
 # A test's writes to the Star Wars data roll back with its transaction: every request compares

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_list, env_str
+from core.env import env_bool, env_list, env_str
 
 EXPORTERS = ("otlp", "console")
 # The only OTLP transport installed (opentelemetry-exporter-otlp-proto-http).

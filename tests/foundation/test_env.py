@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_origin, env_rate, load_env_file
+from core.env import env_bool, env_int, env_list, env_origin, env_rate, load_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
