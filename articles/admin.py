@@ -13,6 +13,7 @@ from articles import services
 from articles.exceptions import ArticleError
 from articles.models import Article, ArticleRevision, Comment
 from articles.signals import announce
+from core import representations
 
 
 class DeletedFilter(admin.SimpleListFilter):
@@ -193,13 +194,26 @@ class CommentAdmin(admin.ModelAdmin):
     def excerpt(self, comment: Comment) -> str:
         return comment.text[:80]
 
+    # The comments of the articles concerned are renewed (core.representations) as by the
+    # services: an edit may also move a comment to another article.
+    def save_model(self, request: HttpRequest, obj: Comment, form, change: bool) -> None:
+        articles = {obj.article_id}
+        if change and "article" in form.changed_data:
+            articles.add(form.initial["article"])
+        representations.changed(map(representations.article_comments_generation, articles))
+        super().save_model(request, obj, form, change)
+
     # Announced (articles.signals) in the admin's transaction, before the row (and its id)
     # is gone, as services.comment_delete does for the API.
     def delete_model(self, request: HttpRequest, obj: Comment) -> None:
+        representations.changed([representations.article_comments_generation(obj.article_id)])
         announce("comment.deleted", obj)
         super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
-        for comment in queryset.select_related("article__blog"):
+        comments = list(queryset.select_related("article__blog"))
+        articles = {comment.article_id for comment in comments}
+        representations.changed(map(representations.article_comments_generation, articles))
+        for comment in comments:
             announce("comment.deleted", comment)
         super().delete_queryset(request, queryset)

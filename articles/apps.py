@@ -7,7 +7,15 @@ class ArticlesConfig(AppConfig):
 
     def ready(self) -> None:
         from articles.api import rels
-        from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
+        from articles.exceptions import (
+            ArticleGone,
+            ArticleLocked,
+            BlogArchived,
+            SlugInvalid,
+            SlugTaken,
+            VersionConflict,
+        )
+        from articles.pages import RETRY_AFTER_SECONDS, PageTooSlow
         from articles.search import SearchError
         from rest.docs import document
         from rest.exceptions import register
@@ -26,5 +34,15 @@ class ArticlesConfig(AppConfig):
             ),
         ):
             register(error, status=status, slug=slug, detail=detail)
+        # A slug given in a body: refused (400) or another article's (409), naming `slug`.
+        register(SlugInvalid, status=400, errors=lambda exc: {"slug": [str(exc)]})
+        register(SlugTaken, status=409, slug="slug-taken", errors=lambda exc: {"slug": [str(exc)]})
         # A search the database gave up on, or a `q`/`sort` refused: a 400 naming the parameter.
         register(SearchError, status=400, errors=lambda exc: {exc.parameter: [str(exc)]})
+        # A page the database could not read in time (the service is busy): retry, or a page
+        # nearer an end (docs/decisions/deep-pages.md).
+        register(
+            PageTooSlow,
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )

@@ -10,6 +10,13 @@ from simple_history.models import HistoricalRecords
 from blogs.models import TITLE_MAX_LENGTH, Blog, non_blank_text_constraints
 
 COMMENT_MAX_LENGTH = 10_000
+SLUG_MAX_LENGTH = 220
+TAG_NAME_MAX_LENGTH = 50
+TAG_SLUG_MAX_LENGTH = 60
+# How an article's or a draft's `content` is written (docs/decisions/publishing.md).
+CONTENT_FORMATS = (("text", "Plain text"), ("markdown", "Markdown (CommonMark)"))
+# The columns a page of articles may be sorted by beside the id, and their index's name part.
+SORT_COLUMNS = {"created_at": "created", "updated_at": "updated", "title": "title"}
 
 
 class ArticleQuerySet(models.QuerySet):
@@ -48,6 +55,24 @@ class RevisionFields(models.Model):
         abstract = True
 
 
+class Tag(models.Model):
+    """A tag of a blog's articles: its name as an author wrote it, and the slug it is found by."""
+
+    blog = models.ForeignKey(Blog, on_delete=models.CASCADE, related_name="tags", db_index=False)
+    name = models.CharField(max_length=TAG_NAME_MAX_LENGTH)
+    slug = models.SlugField(max_length=TAG_SLUG_MAX_LENGTH, db_index=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["blog", "slug"], name="tag_blog_slug_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Article(models.Model):
     blog = models.ForeignKey(
         Blog,
@@ -80,6 +105,26 @@ class Article(models.Model):
         editable=False,
         help_text="Set when the article was deleted; the API then answers 410 Gone for it.",
     )
+    slug = models.SlugField(
+        max_length=SLUG_MAX_LENGTH,
+        blank=True,
+        default="",
+        db_default="",  # rows written by SQL (seed_bench's COPY) too
+        db_index=False,  # the blog's unique constraint serves the lookups
+        help_text="The article's readable name in its blog's URLs, unique in the blog; made "
+        "from the title when it is published unless given.",
+    )
+    published_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the article was published."
+    )
+    content_format = models.CharField(
+        max_length=10,
+        choices=CONTENT_FORMATS,
+        default="text",
+        db_default="text",  # rows written by SQL (seed_bench's COPY) too
+        help_text="How `content` is written: plain text or Markdown (CommonMark).",
+    )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="articles")
 
     objects = ArticleQuerySet.as_manager()
     # Revisions (the ArticleRevision model): the state each replace replaced, written by the
@@ -110,10 +155,23 @@ class Article(models.Model):
                 name="article_live_blog_id_idx",
                 condition=Q(deleted_at__isnull=True),
             ),
+            # One per order of `sort` (read forwards or backwards, the id breaking ties), so
+            # that a sorted page seeks and reads only itself (articles.pages).
+            *(
+                models.Index(
+                    fields=["blog", column, "id"],
+                    name=f"article_live_blog_{name}_idx",
+                    condition=Q(deleted_at__isnull=True),
+                )
+                for column, name in SORT_COLUMNS.items()
+            ),
         ]
         constraints = [
             *non_blank_text_constraints("article", "title", TITLE_MAX_LENGTH),
             models.CheckConstraint(condition=Q(version__gte=1), name="article_version_positive"),
+            models.UniqueConstraint(
+                fields=["blog", "slug"], condition=~Q(slug=""), name="article_blog_slug_unique"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -150,6 +208,22 @@ class Comment(models.Model):
     def clean(self) -> None:
         if not (self.text or "").strip():
             raise ValidationError({"text": "A comment needs some text."})
+
+
+class ArticleSlug(models.Model):
+    """A slug an article had before its current one: `by-slug` still leads there (308)."""
+
+    blog = models.ForeignKey(Blog, on_delete=models.CASCADE, related_name="+", db_index=False)
+    slug = models.SlugField(max_length=SLUG_MAX_LENGTH, db_index=False)
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="old_slugs")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["blog", "slug"], name="article_old_slug_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
 
 
 ArticleRevision = Article.history.model

@@ -6,25 +6,30 @@ docs/rest.md, "Search and ordering".
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import connection, connections, router
 from django.db.models import Case, Count, Q, QuerySet, Value, When, Window
 from django.db.models import IntegerField as IntegerOutput
 from django.db.models.expressions import RawSQL
 
 from articles.models import Article
-from articles.selectors import article_page, past_every_table
+from articles.pages import article_page, tagged_page
+from articles.selectors import past_every_table
+from articles.tags import with_tag_names
 from blogs.models import Blog
+from core import representations
+from core.db_router import PRIMARY, reads_from_primary
 from core.paging import Page
+from core.time_bound import TimeBoundExceeded, time_bound
 
 QUERY_MAX_LENGTH = 200
 SEARCH_CONFIG = "english"
-QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement over statement_timeout
 
 # PostgreSQL's tsquery parser stacks one NOT for each `-` that starts a word, and at most 32
 # operators in all ("tsquery stack too small" past that; an OR and an AND may be waiting below
@@ -32,6 +37,13 @@ QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement over statement
 # `!`, `(` ...), so a run of other characters with more `-` than this is folded (_web_search).
 NEGATIONS_MAX = 16
 _BETWEEN_WORDS = re.compile(r'[^\w"]+')
+# The ids a search's ranking keeps (_search_page): the first pages of any size (10 of the
+# largest).
+RANKING_KEPT = 1000
+
+# How long a broad search's ranking is kept (while its generations stand): not a representation,
+# so REPRESENTATION_CACHE_SECONDS (0 on the benchmark's scale server) does not turn it off.
+RANKING_SECONDS = 300
 
 RELEVANCE = "relevance"
 # The value of `sort=` and the columns it orders by; the id breaks ties in the same direction,
@@ -142,47 +154,160 @@ def _order(query: str | None, sort: str | None) -> tuple[Any, ...]:
     return ORDERINGS[sort]
 
 
-def _page_of(articles: QuerySet, total: int, order: tuple[Any, ...], index: int, size: int):
-    offset = (index - 1) * size
-    if offset >= total:
-        return Page([], total, index, size)
-    return Page(list(articles.order_by(*order)[offset : offset + size]), total, index, size)
+def _search_page(
+    articles: QuerySet,
+    query: str,
+    order: tuple[Any, ...],
+    index: int,
+    size: int,
+    *,
+    scope: str,
+    generations: list[str],
+) -> Page[Article]:
+    """The page of `articles` that match `query`, in `order`, with their number; within
+    SEARCH_TIMEOUT_MS on PostgreSQL, else SearchError.
 
-
-def _search_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: int):
-    """The page of `matches` and their number in one statement (COUNT(*) OVER (): the index is
-    searched once for both); a page past the end has no row to carry the number, so it is
-    counted apart. On PostgreSQL within SEARCH_TIMEOUT_MS, else SearchError."""
+    On PostgreSQL a search is ranked once per state of the articles: the number of matches and
+    the ids of the first RANKING_KEPT (one statement, a top-N sort) are kept in the cache under
+    `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page then reads
+    only its own rows, by id (docs/decisions/search.md, "Broad searches")."""
+    # Where the router reads articles (the replica, when it may): the time budget's transaction
+    # is opened there, as one on the primary would send every read of the search to the primary.
+    alias = router.db_for_read(Article)
+    if connections[alias].vendor != "postgresql":
+        return _counted_page(_matching(articles.using(alias), query), order, index, size)
+    matches = _matching(articles, query)
     offset = (index - 1) * size
-    with _time_budget():
-        if past_every_table(page_index=index, page_size=size):
-            return Page([], matches.count(), index, size)
-        rows = list(
-            matches.annotate(found=Window(Count("id"))).order_by(*order)[offset : offset + size]
-        )
-        total = rows[0].found if rows else (matches.count() if offset else 0)
+    end = offset + size
+    rows: list[Article] | None = None
+
+    def rank() -> tuple[int, tuple[int, ...]]:
+        nonlocal rows
+        alias = router.db_for_read(Article)
+        with _time_budget(alias):
+            ranking = _ranking(matches.using(alias), order)
+            # The page in the same transaction, and as the ranking saw the articles.
+            rows = _page_rows(articles, matches, order, ranking, offset, end, alias)
+        return ranking
+
+    # Outside any transaction: on the database store too, the cache's entries and the mark of
+    # the one ranking a search are seen by every process at once. A search reads where the
+    # router says, a replica that is behind too (kept only when it has the generations' state).
+    total, ids = representations.cached(
+        _ranking_key(scope, query, order),
+        generations,
+        rank,
+        keep=lambda ranking: ranking[0] >= settings.SEARCH_CACHE_MIN_MATCHES,
+        wait=settings.SEARCH_TIMEOUT_MS / 1000,
+        where_routed=True,
+        seconds=RANKING_SECONDS,
+    )
+    if rows is None:  # ranked before
+        with _time_budget(alias):
+            rows = _page_rows(articles, matches, order, (total, ids), offset, end, alias)
     return Page(rows, total, index, size)
 
 
+def _ranking_key(scope: str, query: str, order: tuple[Any, ...]) -> str:
+    digest = hashlib.sha256(query.encode()).hexdigest()
+    return f"search:{scope}:{','.join(order)}:{digest}"
+
+
+def _sorted_by(order: tuple[Any, ...]) -> tuple[str, ...]:
+    """The columns a ranking selects: the id, and what it is ordered by. Selected, the order's
+    own values are what PostgreSQL sorts above COUNT(*) OVER (), keeping only the first rows (a
+    top-N heapsort); an ORDER BY on an expression not selected had it sort every match (to disk,
+    for 150,000) below the count."""
+    return ("id", *(name.lstrip("-") for name in order if name.lstrip("-") != "id"))
+
+
+def _ranking(matches: QuerySet, order: tuple[Any, ...]) -> tuple[int, tuple[int, ...]]:
+    """The number of matches and the ids of the first RANKING_KEPT, in one statement."""
+    rows = list(
+        matches.annotate(found=Window(Count("id")))
+        .order_by(*order)
+        .values_list("found", *_sorted_by(order))[:RANKING_KEPT]
+    )
+    return (rows[0][0] if rows else 0), tuple(row[1] for row in rows)
+
+
+def _page_rows(
+    articles: QuerySet,
+    matches: QuerySet,
+    order: tuple[Any, ...],
+    ranking: tuple[int, tuple[int, ...]],
+    offset: int,
+    end: int,
+    alias: str,
+) -> list[Article]:
+    """The articles of the page from `offset` to `end` of `ranking` (number, first ids); a page
+    past the last match (however far: past_every_table) asks for no rows."""
+    total, ids = ranking
+    if offset >= total:
+        return []
+    if end > len(ids) and len(ids) < total:  # deeper than the ranking kept
+        ids = _ranked_ids(matches.using(alias), order, offset, end)
+    else:
+        ids = ids[offset:end]
+    return _rows(articles, ids, alias)
+
+
+def _ranked_ids(matches: QuerySet, order: tuple[Any, ...], offset: int, end: int) -> list[int]:
+    rows = matches.order_by(*order).values_list(*_sorted_by(order))[offset:end]
+    return [row[0] for row in rows]
+
+
+def _rows(articles: QuerySet, ids: list[int] | tuple[int, ...], alias: str) -> list[Article]:
+    """The articles `ids`, in that order. One the replica does not have yet (a ranking built on
+    the primary, read from a replica that is behind it) is read from the primary."""
+    articles = with_tag_names(articles)
+    found = {article.pk: article for article in articles.using(alias).filter(pk__in=ids)}
+    missing = [pk for pk in ids if pk not in found]
+    if missing and alias != PRIMARY:
+        with reads_from_primary(), _time_budget(PRIMARY):
+            found.update((a.pk, a) for a in articles.using(PRIMARY).filter(pk__in=missing))
+    return [found[pk] for pk in ids if pk in found]
+
+
+def _counted_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: int):
+    """SQLite's page of `matches` and their number in one statement (COUNT(*) OVER ()); a page
+    past the end has no row to carry the number, so it is counted apart."""
+    offset = (index - 1) * size
+    if past_every_table(page_index=index, page_size=size):
+        return Page([], matches.count(), index, size)
+    rows = list(
+        with_tag_names(matches)
+        .annotate(found=Window(Count("id")))
+        .order_by(*order)[offset : offset + size]
+    )
+    total = rows[0].found if rows else (matches.count() if offset else 0)
+    return Page(rows, total, index, size)
+
+
+# Settings for a search's statements only (SET LOCAL: they end with its transaction), each
+# measured on 5,000,000 articles (docs/decisions/search.md, "Broad searches"): statement_timeout
+# is the budget; work_mem (SEARCH_WORK_MEM) keeps the bitmap of a broad search's matches exact
+# (at 4 MB it went lossy and every article of a lossy page was rechecked) and the count's buffer
+# in memory; no parallel workers, with which the planner sorted every match (to merge the
+# workers' rows) instead of keeping the first ones (a top-N heapsort), and which a busy server
+# has no spare CPU for; no JIT, whose compiling took 4-35 ms of a statement that ran 200-700.
+def _search_settings() -> dict[str, str]:
+    return {
+        "work_mem": settings.SEARCH_WORK_MEM,
+        "max_parallel_workers_per_gather": "0",
+        "jit": "off",
+    }
+
+
 @contextmanager
-def _time_budget() -> Iterator[None]:
-    """Run a search's statements under statement_timeout = SEARCH_TIMEOUT_MS (PostgreSQL; SET
-    LOCAL ends with the transaction). A search that matches most of a large blog must rank
-    every match: cancelled, it is a SearchError asking for more words, not a held connection."""
-    if connection.vendor != "postgresql":
-        yield
-        return
+def _time_budget(alias: str) -> Iterator[None]:
+    """Run a search's statements on database `alias` within SEARCH_TIMEOUT_MS (core.time_bound).
+    A search that matches most of a large blog must rank every match: cancelled, it is a
+    SearchError asking for more words, not a held connection."""
     try:
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT set_config('statement_timeout', %s, true)",
-                    [str(settings.SEARCH_TIMEOUT_MS)],
-                )
+        with time_bound(alias, settings.SEARCH_TIMEOUT_MS, also=_search_settings()):
             yield
-    except OperationalError as error:
-        if getattr(error.__cause__, "sqlstate", None) != QUERY_CANCELED:
-            raise
+    except TimeBoundExceeded:
         raise SearchError(
             "q",
             "The search matches too many articles to rank in time; add words to narrow it.",
@@ -190,28 +315,59 @@ def _time_budget() -> Iterator[None]:
 
 
 def blog_article_page(
-    *, blog: Blog, query: str | None, sort: str | None, page_index: int, page_size: int
+    *,
+    blog: Blog,
+    query: str | None,
+    sort: str | None,
+    page_index: int,
+    page_size: int,
+    tag: str | None = None,
 ) -> Page[Article]:
-    """A page of the blog's live articles: matching `query` when given, in the order of `sort`.
+    """A page of the blog's live articles: matching `query` when given, tagged `tag` (a slug)
+    when given, in the order of `sort`.
 
-    Without either, selectors.article_page (the id order, no COUNT). A sort alone counts from
-    Blog.article_count too; a search counts its matches in the page's own statement."""
-    if query is None and sort is None:
-        return article_page(blog=blog, page_index=page_index, page_size=page_size)
-    articles = Article.objects.live().in_blog(blog.pk)
+    Without a search, articles.pages (the order's index, the count from Blog.article_count; a
+    tag's list: tagged_page); a search counts its matches with its ranking (_search_page)."""
+    if query is None and tag is not None:
+        return tagged_page(
+            blog=blog, tag=tag, order=_order(None, sort), page_index=page_index, page_size=page_size
+        )
     if query is None:
-        page = _page_of(articles, blog.article_count, _order(None, sort), page_index, page_size)
-    else:
-        page = _search_page(_matching(articles, query), _order(query, sort), page_index, page_size)
+        return article_page(
+            blog=blog, order=_order(None, sort), page_index=page_index, page_size=page_size
+        )
+    articles = Article.objects.live().in_blog(blog.pk)
+    if tag is not None:
+        articles = articles.filter(tags__slug=tag)
+    page = _search_page(
+        articles,
+        query,
+        _order(query, sort),
+        page_index,
+        page_size,
+        scope=f"blog:{blog.pk}" + (f":tag:{tag}" if tag is not None else ""),
+        generations=[representations.blog_articles_generation(blog.pk)],
+    )
     for article in page.items:
         article.blog = blog  # each links to its blog by title: no query per article
     return page
 
 
 def article_search_page(
-    *, query: str, sort: str | None, page_index: int, page_size: int
+    *, query: str, sort: str | None, page_index: int, page_size: int, tag: str | None = None
 ) -> Page[Article]:
     """A page of the live articles of every blog (archived ones included: readers still see
-    them) that match `query`, each with its blog (one join)."""
-    matches = _matching(Article.objects.live().select_related("blog"), query)
-    return _search_page(matches, _order(query, sort), page_index, page_size)
+    them) that match `query` (and carry a tag of slug `tag` when given), each with its blog
+    (one join)."""
+    articles = Article.objects.live().select_related("blog")
+    if tag is not None:
+        articles = articles.filter(tags__slug=tag)
+    return _search_page(
+        articles,
+        query,
+        _order(query, sort),
+        page_index,
+        page_size,
+        scope="all" + (f":tag:{tag}" if tag is not None else ""),
+        generations=[representations.articles_generation()],
+    )

@@ -1,14 +1,17 @@
-"""Reads of more than one query: the pages of blogs, articles and comments."""
+"""Reads of more than one query: the pages of blogs, comments and revisions (a blog's articles:
+articles.pages)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Max, Sum
+from django.core.exceptions import ObjectDoesNotExist
+from django.db.models import Count, Exists, Max, Model, OuterRef, QuerySet, Sum
 
-from articles.models import Article, ArticleRevision, Comment
-from articles.signals import blog_annotations
+from articles.models import Article, ArticleRevision, Comment, Tag
+from articles.signals import blog_annotations_of, carry_blog_annotations
+from articles.tags import with_tag_names
 from blogs.models import Blog
 from core.paging import Page
 
@@ -18,10 +21,12 @@ MAX_ID = 2**63 - 1
 
 
 def blog_for_reading(*, blog_id: int) -> Blog | None:
-    """The blog with what readers' representations and validators need, or None."""
+    """The blog with what readers' representations and validators need, or None; `has_tags`
+    says whether a page of its articles must read their tag names (articles.pages)."""
     if blog_id > MAX_ID:
         return None
-    return Blog.objects.filter(pk=blog_id).first()
+    has_tags = Exists(Tag.objects.filter(blog_id=OuterRef("pk")))
+    return Blog.objects.annotate(has_tags=has_tags).filter(pk=blog_id).first()
 
 
 def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
@@ -29,13 +34,11 @@ def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
     None when there is no such blog."""
     if blog_id > MAX_ID:
         return None
-    blog = (
+    blog = _one(
         Blog.objects.annotate(
             writer_is_author=Blog.authorship(writer),
-            **{name: annotation("pk") for name, annotation in blog_annotations.items()},
-        )
-        .filter(pk=blog_id)
-        .first()
+            **blog_annotations_of("pk"),
+        ).filter(pk=blog_id)
     )
     if blog is not None:
         blog.remember_authorship(writer, blog.writer_is_author)
@@ -48,18 +51,30 @@ def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article 
     article in that blog (or no such blog)."""
     if blog_id > MAX_ID or article_id > MAX_ID:
         return None
-    articles = Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id)
+    articles = with_tag_names(
+        Article.objects.select_related("blog").filter(pk=article_id, blog_id=blog_id)
+    )
     if writer is None:
-        return articles.first()
-    article = articles.annotate(
-        writer_is_author=Blog.authorship(writer, "blog_id"),
-        **{name: annotation("blog_id") for name, annotation in blog_annotations.items()},
-    ).first()
+        return _one(articles)
+    article = _one(
+        articles.annotate(
+            writer_is_author=Blog.authorship(writer, "blog_id"),
+            **blog_annotations_of("blog_id"),
+        )
+    )
     if article is not None:
         article.blog.remember_authorship(writer, article.writer_is_author)
-        for name in blog_annotations:
-            setattr(article.blog, name, getattr(article, name))
+        carry_blog_annotations(article)
     return article
+
+
+def _one(queryset: QuerySet[Model]) -> Model | None:
+    """The one row a primary key names, or None: `get()` (first() would add an ORDER BY and
+    cost a third more to build, on every write)."""
+    try:
+        return queryset.get()
+    except ObjectDoesNotExist:
+        return None
 
 
 def _past_end(total: int, page_index: int, page_size: int) -> bool:
@@ -73,33 +88,6 @@ def past_every_table(*, page_index: int, page_size: int) -> bool:
     out of range", SQLite "datatype mismatch"). For the pages whose total comes with the rows
     (a search), which cannot compare with the total first."""
     return page_index * page_size > MAX_ID
-
-
-def article_page(*, blog: Blog, page_index: int, page_size: int) -> Page[Article]:
-    """Live articles of `blog`, oldest first.
-
-    The total comes from Blog.article_count (kept exact by the services, so no COUNT(*)); the
-    page's ids come from the partial (blog_id, id) index and only those rows are read, in one
-    statement, so a deep page skips index entries, not table rows, from whichever end is
-    nearer, and other blogs cost nothing.
-    """
-    total = blog.article_count
-    if _past_end(total, page_index, page_size):
-        return Page([], total, page_index, page_size)
-    offset = (page_index - 1) * page_size
-    end = min(offset + page_size, total)
-    live = Article.objects.live().in_blog(blog.pk)
-    if offset <= total - end:
-        ids = live.order_by("id").values("id")[offset:end]
-    else:
-        # Past the middle, the page is nearer the end: walk the index backwards, so the entries
-        # skipped are at most half the blog's (the exact count makes the positions known).
-        ids = live.order_by("-id").values("id")[total - end : total - offset]
-    # One statement: the page's ids from the partial (blog_id, id) index, then only those rows.
-    articles = list(Article.objects.filter(pk__in=ids).order_by("id"))
-    for article in articles:
-        article.blog = blog  # every article links to its blog by title: no query per article
-    return Page(articles, total, page_index, page_size)
 
 
 def blog_page(*, total: int, page_index: int, page_size: int) -> Page[Blog]:

@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import copy
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from articles import slugs
+from articles import tags as article_tags
 from articles.etags import article_etag
-from articles.exceptions import ArticleGone, ArticleLocked, BlogArchived, VersionConflict
-from articles.models import Article, ArticleRevision, Comment
-from articles.signals import announce
+from articles.exceptions import (
+    ArticleGone,
+    ArticleLocked,
+    BlogArchived,
+    SlugInvalid,
+    SlugTaken,
+    VersionConflict,
+)
+from articles.models import Article, ArticleRevision, ArticleSlug, Comment
+from articles.signals import announce, blog_annotations_of, carry_blog_annotations
 from blogs.models import Blog
 from core import representations
 
@@ -81,6 +91,14 @@ def _compare_and_set(
         _ensure_writable(seen, expected_version)
 
 
+@cache
+def _revisions() -> Any:
+    """`Article.history`, simple-history's manager of the revisions, taken once: the descriptor
+    builds a new manager class at every access (a third of a revision's cost), and the manager
+    of the model, like `objects`, holds no state of its own."""
+    return Article.history
+
+
 def _revision_keep(
     *, previous: Article, at: datetime, actor: AbstractBaseUser | None = None
 ) -> None:
@@ -91,7 +109,7 @@ def _revision_keep(
     are of distinct versions, so those at or below `version - kept` are the surplus)."""
     # Who made it is a user of the database: an anonymous request's user is nobody.
     user = actor if actor is not None and actor.is_authenticated else None
-    Article.history.bulk_history_create(
+    _revisions().bulk_history_create(
         [previous],
         update=True,
         default_user=user,
@@ -103,20 +121,57 @@ def _revision_keep(
         ArticleRevision.objects.filter(id=previous.pk, version__lt=oldest_kept).delete()
 
 
+def _slug_check(*, blog_id: int, slug: str, article_id: int | None = None) -> None:
+    """A slug given by a client: valid, and leading to no other article of the blog."""
+    if not slugs.slug_is_valid(slug):
+        raise SlugInvalid(slug)
+    owner = slugs.slug_owner(blog_id=blog_id, slug=slug, for_write=True)
+    if owner is not None and owner != article_id:
+        raise SlugTaken(slug)
+
+
 @transaction.atomic
 def article_create(
-    *, blog: Blog, title: str, content: str | None = None, actor: AbstractBaseUser | None = None
+    *,
+    blog: Blog,
+    title: str,
+    content: str | None = None,
+    actor: AbstractBaseUser | None = None,
+    slug: str | None = None,
+    tags: list[str] | None = None,
+    content_format: str | None = None,
+    published_at: datetime | None = None,
 ) -> Article:
-    """A new article (no revision yet: revisions keep replaced states). `actor` is who wrote it
-    (a user, or None), accepted from every entry point like the other writes'."""
+    """A new, published article (no revision yet: revisions keep replaced states). `actor` is
+    who wrote it (a user, or None), accepted from every entry point like the other writes'.
+
+    `slug` None: made from the title, unique in the blog; given, it must be valid and free
+    (SlugInvalid, SlugTaken). `published_at` None: now. `tags`: names (articles.tags)."""
     now = timezone.now()
-    # The UPDATE both keeps the count exact and takes the blog's row lock.
+    # The UPDATE both keeps the count exact and takes the blog's row lock: creates in one blog
+    # queue there, so the free slug found next is still free at the INSERT.
     _blog_touch(blog_id=blog.pk, at=now, count_delta=1)
-    article = Article(blog=blog, title=title, content=content, created_at=now, updated_at=now)
+    if slug is None:
+        slug = slugs.slug_unique(blog_id=blog.pk, title=title)
+    else:
+        _slug_check(blog_id=blog.pk, slug=slug)
+    article = Article(
+        blog=blog,
+        title=title,
+        content=content,
+        created_at=now,
+        updated_at=now,
+        slug=slug,
+        published_at=published_at or now,
+        content_format=content_format or "text",
+    )
     # The constraints (non-blank title, lengths) are checked by the database on the write;
     # validating them here too would cost a query each.
-    article.full_clean(exclude=["blog"], validate_constraints=False)
+    article.full_clean(exclude=["blog", "tags"], validate_constraints=False)
     article.save(force_insert=True)
+    article.tag_names = []
+    if tags:
+        article_tags.set_tags(article, tags, replace=False)
     representations.article_changed(article_id=article.pk, blog_id=blog.pk)
     announce("article.created", article)
     return article
@@ -130,18 +185,45 @@ def article_replace(
     content: str | None = None,
     expected_version: int | None = None,
     actor: AbstractBaseUser | None = None,
+    slug: str | None = None,
+    tags: list[str] | None = None,
+    content_format: str | None = None,
+    published_at: datetime | None = None,
 ) -> Article:
     """Replace title and content as a whole; `expected_version` makes it a compare-and-set.
 
     `article` is the article as read (its title and content are kept as the revision of its
-    version); the state replaced is kept as a revision made by `actor` (a user, or None)."""
+    version); the state replaced is kept as a revision made by `actor` (a user, or None).
+    `slug`, `tags`, `content_format`, `published_at`: None keeps them; another slug replaces
+    the current one, which is kept in ArticleSlug (by-slug still leads here)."""
     now = timezone.now()
+    changes: dict[str, Any] = {"title": title, "content": content, "updated_at": now}
+    if content_format is not None:
+        changes["content_format"] = content_format
+    if published_at is not None:
+        changes["published_at"] = published_at
+    new_slug = slug is not None and slug != article.slug
+    if new_slug:
+        _slug_check(blog_id=article.blog_id, slug=slug, article_id=article.pk)
+        changes["slug"] = slug
     candidate = copy.copy(article)
-    candidate.title, candidate.content = title, content
-    candidate.full_clean(exclude=["blog"], validate_constraints=False)
-    previous, replaced = _compare_and_set(
-        article, expected_version, title=title, content=content, updated_at=now
-    )
+    for name, value in changes.items():
+        setattr(candidate, name, value)
+    candidate.full_clean(exclude=["blog", "tags"], validate_constraints=False)
+    try:
+        previous, replaced = _compare_and_set(article, expected_version, **changes)
+    except IntegrityError as error:
+        # Another article took the slug between the check and the write.
+        raise SlugTaken(slug) from error
+    if new_slug:
+        if previous.slug:
+            ArticleSlug.objects.create(
+                blog_id=replaced.blog_id, slug=previous.slug, article_id=replaced.pk
+            )
+        # Back to one of its own old slugs: it is current again.
+        ArticleSlug.objects.filter(blog_id=replaced.blog_id, slug=slug).delete()
+    if tags is not None:
+        article_tags.set_tags(replaced, tags)
     _blog_touch(blog_id=replaced.blog_id, at=now)
     _revision_keep(previous=previous, at=now, actor=actor)
     representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
@@ -201,16 +283,22 @@ def comment_create(*, article: Article, author, text: str) -> Comment:
     current = (
         Article.objects.select_for_update(of=("self",), no_key=True)
         .select_related("blog")
+        .annotate(**blog_annotations_of("blog_id"))
         .get(pk=article.pk)
     )
+    # What the listeners asked to know of the blog (articles.signals) comes with the lock.
+    carry_blog_annotations(current)
     if current.is_deleted:
         raise ArticleGone
     if current.blog.archived:
         raise BlogArchived
     now = timezone.now()
     comment = Comment(article=current, author=author, text=text, created_at=now, updated_at=now)
-    comment.full_clean(exclude=["article", "author"])
+    # The constraints (non-blank text, its length) are checked by the database on the write;
+    # validating them here too would cost a query and a savepoint each.
+    comment.full_clean(exclude=["article", "author"], validate_constraints=False)
     comment.save(force_insert=True)
+    representations.changed([representations.article_comments_generation(current.pk)])
     announce("comment.created", comment)
     return comment
 
@@ -223,5 +311,6 @@ def comment_delete(*, comment: Comment) -> bool:
         raise BlogArchived
     deleted, _ = Comment.objects.filter(pk=comment.pk).delete()
     if deleted:
+        representations.changed([representations.article_comments_generation(comment.article_id)])
         announce("comment.deleted", comment)
     return deleted > 0

@@ -14,6 +14,7 @@ query's blog reference: the writes read it in the query that reads the blog anyw
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.db.models import Expression
 from django.dispatch import Signal
@@ -22,6 +23,7 @@ EVENTS = (
     "article.created",
     "article.replaced",
     "article.deleted",
+    "article.published",
     "comment.created",
     "comment.deleted",
 )
@@ -29,6 +31,18 @@ EVENTS = (
 changed = Signal()
 
 blog_annotations: dict[str, Callable[[str], Expression]] = {}
+
+
+def blog_annotations_of(blog_ref: str) -> dict[str, Expression]:
+    """The registered annotations for a query whose blog is `blog_ref` (`pk` on blogs,
+    `blog_id` on articles), to pass to annotate()."""
+    return {name: annotation(blog_ref) for name, annotation in blog_annotations.items()}
+
+
+def carry_blog_annotations(article: Any) -> None:
+    """Move what an article query annotated for the listeners onto its blog, where they read it."""
+    for name in blog_annotations:
+        setattr(article.blog, name, getattr(article, name))
 
 
 def announce(event: str, instance: object) -> None:

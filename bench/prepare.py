@@ -62,13 +62,13 @@ def postgres_reachable(url: str = DEFAULT_POSTGRES + "/postgres") -> bool:
     import psycopg
 
     try:
-        with psycopg.connect(_libpq(url), connect_timeout=2):
+        with psycopg.connect(libpq(url), connect_timeout=2):
             return True
     except psycopg.Error:
         return False
 
 
-def _libpq(url: str) -> str:
+def libpq(url: str) -> str:
     return url.replace("postgres://", "postgresql://", 1)
 
 
@@ -80,7 +80,7 @@ def ensure_postgres_database(url: str, *, fresh: bool) -> None:
     parts = urlsplit(url)
     name = parts.path.lstrip("/")
     admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(_libpq(admin), autocommit=True, connect_timeout=3) as connection:
+    with psycopg.connect(libpq(admin), autocommit=True, connect_timeout=3) as connection:
         if fresh:
             connection.execute(
                 sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from bench.edge import summary as visible_summary
 from bench.servers import Server
-from bench.workloads import Workload
+from bench.store_fill import DEFAULT_ENTRIES
+from bench.workloads import FULL_STORE, SCALE_SORTS, Workload, sorted_page_name
 
 # Which baseline each service workload is compared with: (limit key, floor or spyne key).
 REST_BASELINES = {
@@ -16,11 +18,41 @@ REST_BASELINES = {
     # Writes have no write baseline; they are set against the read of one article.
     "put_article": ("get_article", "get_article"),
     "post_article": ("get_article", "get_article"),
+    "post_comment": ("get_article", "get_article"),
 }
+# Issue 30: the DRF + drf-hal-json peer (bench/peer/) of the contract's writes; the service's
+# writes, with everything it promises on, at least PEER_LEAD x its req/s.
+PEER = "peer"
+PEER_WRITES = {
+    "put_article": "PUT article (If-Match)",
+    "post_article": "POST article",
+    "post_comment": "POST comment",
+}
+PEER_LEAD = 1.2
 MEMORY_LIMIT_MB = 120.0
 # Issue 18: a two-word search over the 1,000,000-article blog answers a page of 10 in this.
 SEARCH_P50_MS = 50.0
+# Issue 27: a one-word search (30,000 matches in 1,000,000), the blog's and across blogs.
+BROAD_SEARCH_P50_MS = 60.0
 MEMORY_GROWTH_MB = 2.0
+# Issue 27: a sorted page of the 1,000,000-article blog, read with one connection, answers in
+# this (first and last page; any page); pages at random, with the run's connections, never
+# take longer than SLOWEST_PAGE_MS.
+SORTED_END_P50_MS = 20.0
+SORTED_ANY_P50_MS = 60.0
+SLOWEST_PAGE_MS = 1000.0
+RANDOM_PAGES = "service_scale.random_pages_10"
+# Issue 26: the service without Redis (its database store) and the workloads compared there.
+STORE = "service_db"
+STORE_READS = ("get_article", "page_1_10")
+WITHOUT_REDIS = 0.7  # reads without Redis ≥ this x the same reads with Redis
+FULL_STORE_COST = 0.9  # in a full store ≥ this x the same in an empty one
+# Issue 28: through the edge (Varnish), a hot article ≥ this x the floor's GET article; a write
+# is visible to anonymous readers of the edge within VISIBLE_P99_MS (p99).
+EDGE = "edge"
+EDGE_TIMES_FLOOR = 25.0
+VISIBLE_P99_MS = 1000.0
+VISIBLE = "edge.write_to_visible"
 
 
 @dataclass
@@ -67,7 +99,17 @@ def _fmt(value: float | None, pattern: str = "{:.2f}") -> str:
     return "error" if value is None else pattern.format(value)
 
 
-def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
+def build(
+    workloads: list[Workload],
+    servers: dict[str, Server],
+    *,
+    redis: bool = True,
+    visible: dict | None = None,
+) -> dict:
+    """The table and the targets; `redis`: whether the service had Redis (else its rows and
+    the database store's are the same server twice, and the comparison says nothing);
+    `visible`: the write-to-visible delays through the edge (bench.edge.write_to_visible), when
+    measured."""
     rows = {w.key: median_row(w) for w in workloads}
 
     def rps(key: str) -> float | None:
@@ -81,20 +123,48 @@ def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
         server, _, name = key.partition(".")
         versus_limit = versus_other = None
         note = ""
-        if server == "service_scale":
+        if key == RANDOM_PAGES and row.workload.rounds:
+            note = f"slowest {max(r['max_ms'] for r in row.workload.rounds):.0f} ms"
+        elif server == "service_scale" and name.startswith("sorted_"):
+            order, where, size = name.rsplit("_", 2)
+            if where != "first":
+                first = p50(f"service_scale.{order}_first_{size}")
+                note = f"p50 {_fmt(_ratio(row.p50, first))} x its first page's"
+        elif server == "service_scale":
             versus_other = _ratio(row.rps, rps(f"floor_scale.{name}"))
             if name != "page_1_10":
                 note = f"p50 {_fmt(_ratio(row.p50, p50('service_scale.page_1_10')))} x page 1's"
-        elif server == "service" and name in REST_BASELINES:
+        elif server in ("service", PEER) and name in REST_BASELINES:
             limit_name, floor_name = REST_BASELINES[name]
             versus_limit = _ratio(row.rps, rps(f"limit.{limit_name}"))
             versus_other = _ratio(row.rps, rps(f"floor.{floor_name}"))
             if limit_name != name:
                 note = "ratios against GET article"
+            if server == "service" and name in PEER_WRITES:
+                ahead = _ratio(row.rps, rps(f"{PEER}.{name}"))
+                note += f"; {_fmt(ahead)} x peer" if ahead is not None else ""
+        elif server == STORE and name.endswith(FULL_STORE):
+            versus_other = _ratio(row.rps, rps(f"{STORE}.{name.removesuffix(FULL_STORE)}"))
+            note = "second ratio: against the same in an empty store"
+        elif server == STORE:
+            versus_other = _ratio(row.rps, rps(f"service.{name}"))
+            note = "second ratio: against the service with Redis" + ("" if redis else " (none)")
+            if name in STORE_READS:
+                note += f"; {_fmt(_ratio(row.rps, rps(f'floor.{name}')))} x floor"
         elif server == "service_hooked":
             # The same write on a blog with one subscription, against the blog with none.
             versus_other = _ratio(row.rps, rps(f"service.{name}"))
             note = "second ratio: against the same write with no subscription"
+        elif server == EDGE:
+            # Through Varnish: against what a plain Django view of the same data answers.
+            versus_other = _ratio(row.rps, rps(f"floor.{name.removesuffix('_token')}"))
+            if name.endswith("_token"):
+                service = _ratio(row.rps, rps("service.get_article"))
+                note = "passes to the origin" + (
+                    f"; {service:.2f} x the service's GET article" if service else ""
+                )
+            else:
+                note = "hot: every request a hit after the warm-up"
         elif server == "service" and name.startswith("soap_"):
             versus_limit = _ratio(row.rps, rps(f"soap_limit.{name}"))
             versus_other = _ratio(row.rps, rps(f"spyne.{name}"))
@@ -129,11 +199,87 @@ def build(workloads: list[Workload], servers: dict[str, Server]) -> dict:
                 "rounds": row.workload.rounds,
             }
         )
+    targets = (
+        _targets(rps, p50, rows, servers)
+        + _peer_targets(rps, rows)
+        + _store_targets(rps, rows, redis=redis)
+    )
+    if visible is not None:
+        table.append(_visible_row(visible))
     return {
         "table": table,
-        "targets": _targets(rps, p50, rows, servers),
+        "targets": targets + _edge_targets(rps, rows, visible),
         "memory": _memory(servers),
+        **({"write_to_visible": visible} if visible is not None else {}),
     }
+
+
+def _visible_row(visible: dict) -> dict:
+    """The write-to-visible delay as a row of the table: p50 and p99 over the writes."""
+    figures = visible_summary(visible)
+    note = ""
+    if not visible.get("error"):
+        note = (
+            f"{visible['writes']} PUTs (token, If-Match), each then anonymous GETs every"
+            f" {visible['poll_ms']:.0f} ms until the PUT's ETag; max {figures['max_ms']:.0f} ms"
+        )
+        if visible["not_cached_before"]:
+            note += f"; {visible['not_cached_before']} not a hit before the PUT"
+    return {
+        "key": VISIBLE,
+        "group": "edge",
+        "workload": "PUT → visible through the edge",
+        "server": EDGE,
+        "rps": None,
+        "p50_ms": figures["p50_ms"],
+        "p99_ms": figures["p99_ms"],
+        "errors": visible.get("timeouts"),
+        "cpu_ms_per_request": None,
+        "statuses": {},
+        "x_limit": None,
+        "x_floor_or_spyne": None,
+        "note": note,
+        "error": visible.get("error"),
+        "rounds": [],
+    }
+
+
+def _edge_targets(rps, rows: dict[str, Row], visible: dict | None) -> list[dict]:
+    """Issue 28: a hot article through the edge, against the floor; how soon a write shows."""
+    if not any(key.startswith(f"{EDGE}.") for key in rows) and visible is None:
+        return []
+    article, floor = f"{EDGE}.get_article", "floor.get_article"
+    targets = [
+        _target(
+            f"edge: GET article ≥ {EDGE_TIMES_FLOOR:.0f} x the floor req/s",
+            _ratio(rps(article), rps(floor)),
+            EDGE_TIMES_FLOOR,
+            at_least=True,
+            by_cpu=_cpu_ratio(rows, article, floor),
+        )
+    ]
+    figures = visible_summary(visible or {})
+    target = _target(
+        f"edge: a write visible to anonymous GETs, p99 ≤ {VISIBLE_P99_MS:.0f} ms",
+        None if visible is None or visible.get("error") else figures["p99_ms"],
+        VISIBLE_P99_MS,
+        at_least=False,
+    )
+    if visible and visible.get("timeouts"):
+        target["verdict"] = f"NOT met: {visible['timeouts']} never visible within 10 s"
+    targets.append(target)
+    edge_rows = [row for key, row in rows.items() if key.startswith(f"{EDGE}.")]
+    if edge_rows:
+        measured = [row.errors for row in edge_rows if not row.workload.error]
+        targets.append(
+            _target(
+                "non-2xx under load through the edge = 0",
+                sum(measured) if measured else None,
+                0,
+                at_least=False,
+            )
+        )
+    return targets
 
 
 def _target(
@@ -146,12 +292,14 @@ def _target(
     return {"target": name, "value": value, "verdict": verdict, "by_cpu": by_cpu}
 
 
+def _cpu_ratio(rows: dict[str, Row], service: str, baseline: str) -> float | None:
+    """The req/s ratio the workers' CPU per request predicts; steadier on a busy machine."""
+    if service not in rows or baseline not in rows:
+        return None
+    return _ratio(rows[baseline].cpu_ms, rows[service].cpu_ms)
+
+
 def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list[dict]:
-    def cpu_ratio(service: str, baseline: str) -> float | None:
-        """The req/s ratio the workers' CPU per request predicts; steadier on a busy machine."""
-        if service not in rows or baseline not in rows:
-            return None
-        return _ratio(rows[baseline].cpu_ms, rows[service].cpu_ms)
 
     # Throughput: the service's req/s as a share of a baseline's, with the share its CPU predicts.
     throughput = [
@@ -195,7 +343,7 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
             _ratio(rps(service), rps(baseline)),
             limit,
             at_least=True,
-            by_cpu=cpu_ratio(service, baseline),
+            by_cpu=_cpu_ratio(rows, service, baseline),
         )
         for name, service, baseline, limit in throughput
     ]
@@ -213,12 +361,27 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
             at_least=False,
         ),
         _target(
+            f"scale blog: one-word search, page of 10, p50 ≤ {BROAD_SEARCH_P50_MS:.0f} ms"
+            " (PostgreSQL)",
+            p50("service_scale.search_word_10"),
+            BROAD_SEARCH_P50_MS,
+            at_least=False,
+        ),
+        _target(
+            f"scale: one-word search across blogs, page of 10, p50 ≤ {BROAD_SEARCH_P50_MS:.0f} ms"
+            " (PostgreSQL)",
+            p50("service_scale.search_all_word_10"),
+            BROAD_SEARCH_P50_MS,
+            at_least=False,
+        ),
+        _target(
             "scale blog: last page p50 ≤ 3 x page 1 p50 (PostgreSQL)",
             _ratio(p50("service_scale.page_last_10"), p50("service_scale.page_1_10")),
             3.0,
             at_least=False,
         ),
     ]
+    targets += _sorted_page_targets(p50, rows)
     service_errors = [
         row.errors
         for key, row in rows.items()
@@ -259,6 +422,92 @@ def _targets(rps, p50, rows: dict[str, Row], servers: dict[str, Server]) -> list
                 max(growths, default=None),
                 MEMORY_GROWTH_MB,
                 at_least=False,
+            )
+        )
+    return targets
+
+
+def _peer_targets(rps, rows: dict[str, Row]) -> list[dict]:
+    """Issue 30: each write of the service ahead of the DRF peer's same write; the peer's
+    answers all 2xx (else its req/s is not that of the write)."""
+    targets = [
+        _target(
+            f"{label} ≥ {PEER_LEAD} x the DRF peer req/s",
+            _ratio(rps(f"service.{name}"), rps(f"{PEER}.{name}")),
+            PEER_LEAD,
+            at_least=True,
+            by_cpu=_cpu_ratio(rows, f"service.{name}", f"{PEER}.{name}"),
+        )
+        for name, label in PEER_WRITES.items()
+    ]
+    peer_rows = [row for key, row in rows.items() if key.startswith(f"{PEER}.")]
+    if peer_rows:
+        measured = [row.errors for row in peer_rows if not row.workload.error]
+        targets.append(
+            _target(
+                "non-2xx under load on the peer = 0",
+                sum(measured) if measured else None,
+                0,
+                at_least=False,
+            )
+        )
+    return targets
+
+
+def _sorted_page_targets(p50, rows: dict[str, Row]) -> list[dict]:
+    """Issue 27: each sorted page's p50 (one connection), and the slowest random page."""
+    targets = []
+    for sort in SCALE_SORTS:
+        for where in ("first", "middle", "last"):
+            limit = SORTED_ANY_P50_MS if where == "middle" else SORTED_END_P50_MS
+            targets.append(
+                _target(
+                    f"scale blog: sort={sort} {where} page p50 ≤ {limit:.0f} ms (1 connection)",
+                    p50(f"service_scale.{sorted_page_name(sort, where)}"),
+                    limit,
+                    at_least=False,
+                )
+            )
+    row = rows.get(RANDOM_PAGES)
+    slowest = max((r["max_ms"] for r in row.workload.rounds), default=None) if row else None
+    targets.append(
+        _target(
+            f"scale blog: random pages of every order, slowest ≤ {SLOWEST_PAGE_MS:.0f} ms",
+            slowest,
+            SLOWEST_PAGE_MS,
+            at_least=False,
+        )
+    )
+    return targets
+
+
+def _store_targets(rps, rows: dict[str, Row], *, redis: bool) -> list[dict]:
+    """Issue 26: reads without Redis near those with it; a full store costs what an empty does.
+    The workers' CPU leaves out the database's, which the store adds to: read it with care."""
+    targets = []
+    for name, label in (("get_article", "GET article"), ("page_1_10", "GET page (size 10)")):
+        ours, theirs = f"{STORE}.{name}", f"service.{name}"
+        target = _target(
+            f"{label} without Redis ≥ {WITHOUT_REDIS} x with Redis req/s",
+            _ratio(rps(ours), rps(theirs)) if redis else None,
+            WITHOUT_REDIS,
+            at_least=True,
+            by_cpu=_cpu_ratio(rows, ours, theirs) if redis else None,
+        )
+        if not redis:
+            target["verdict"] = "not measured: the service had no Redis"
+        targets.append(target)
+    for name, label in (("get_article", "GET article"), ("put_article", "PUT article (If-Match)")):
+        full, empty = f"{STORE}.{name}{FULL_STORE}", f"{STORE}.{name}"
+        entries = rows[full].workload.store_entries if full in rows else DEFAULT_ENTRIES
+        targets.append(
+            _target(
+                f"{label} without Redis, store of {entries:,} entries"
+                f" ≥ {FULL_STORE_COST} x empty store req/s",
+                _ratio(rps(full), rps(empty)),
+                FULL_STORE_COST,
+                at_least=True,
+                by_cpu=_cpu_ratio(rows, full, empty),
             )
         )
     return targets
@@ -313,10 +562,11 @@ def markdown(result: dict, context: dict) -> str:
             )
             continue
         cpu = "" if row["cpu_ms_per_request"] is None else f"{row['cpu_ms_per_request']:.2f}"
+        req_s = "" if row["rps"] is None else f"{row['rps']:.0f}"
         x_limit = "" if row["x_limit"] is None else f"{row['x_limit']:.2f}"
         x_other = "" if row["x_floor_or_spyne"] is None else f"{row['x_floor_or_spyne']:.2f}"
         lines.append(
-            f"| {row['workload']} | {row['server']} | {row['rps']:.0f} | {row['p50_ms']:.2f} "
+            f"| {row['workload']} | {row['server']} | {req_s} | {row['p50_ms']:.2f} "
             f"| {row['p99_ms']:.2f} | {row['errors']} | {cpu} | {x_limit} | {x_other} "
             f"| {row['note']} |"
         )

@@ -24,26 +24,37 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a file: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import prepare, report, webhooks
+from bench import edge, prepare, report, webhooks
 from bench.loadgen import fetch, probe, run_wrk
 from bench.servers import ROOT, Server
+from bench.store_fill import DEFAULT_ENTRIES, StoreFill, samples
 from bench.workloads import (
+    SCALE_SORTS,
+    SEARCH_EITHER,
+    SEARCH_WORD,
     Workload,
     article_get,
+    article_get_with_token,
     article_post,
     article_put,
+    comment_post,
     graphql_workloads,
     page_get,
+    random_pages_get,
     search_get,
     serving_workloads,
     soap_workloads,
+    sorted_page_get,
     total_articles,
+    with_full_store,
 )
 
 RESULTS = ROOT / "bench" / "results"
 SOAP_NAMESPACE = os.environ.get("SOAP_NAMESPACE") or "http://example.org/calculator"
 # High enough never to answer 429 in a run, low enough that the limiter still does its work.
 UNLIMITED_RATE = "1000000/s"
+# The service without Redis: its store is core_store on the main database (core/store.py).
+STORE = "service_db"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -85,7 +96,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="skip the PUT/POST rows with one webhook subscription (worker, beat, receiver)",
     )
-    parser.add_argument("--only", help="run only workloads whose key contains this text")
+    parser.add_argument(
+        "--no-edge",
+        action="store_true",
+        help="skip the rows through the edge (varnishd, its own origin and purging worker)",
+    )
+    parser.add_argument(
+        "--edge-writes",
+        type=int,
+        default=edge.WRITES,
+        help=f"PUTs of the write-to-visible delay through the edge ({edge.WRITES})",
+    )
+    parser.add_argument(
+        "--store-entries",
+        type=int,
+        default=DEFAULT_ENTRIES,
+        help="entries in the database store for the full-store rows (500,000; 0: none)",
+    )
+    parser.add_argument(
+        "--only",
+        help="run only workloads whose key contains this text (several: separated by commas)",
+    )
     args = parser.parse_args(argv)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.duration = args.duration or (2.0 if args.quick else 5.0)
@@ -116,29 +147,49 @@ def main(argv: list[str] | None = None) -> int:
     hooks = _start_webhooks(args, common, notes)
     main_env = {**common, "DATABASE_URL": main_url}
 
-    token, put_ids, read_id = _prepare_main(args, main_env, notes)
+    token, put_ids, comment_id, read_id = _prepare_main(args, main_env, notes)
     servers = _main_servers(main_env, common, notes)
+    rig = _edge_rig(args, main_env, servers, work, notes)
+    if not redis_url:
+        notes.append(f"the service runs without Redis too: {STORE} rows compare it with itself")
     hooked = _prepare_hooked(args, common, main_url, servers, notes) if hooks else None
     scale_url = _prepare_scale(args, common, servers, notes) if postgres else None
     if not postgres and not args.no_scale:
         notes.append("scale run not possible: it needs PostgreSQL on 127.0.0.1:5432")
     scale_total = args.scale_articles if scale_url else 0
 
-    workloads = _workloads(args, read_id, put_ids, token, scale_total, servers, hooked)
+    workloads = _workloads(args, read_id, put_ids, comment_id, token, scale_total, servers, hooked)
+    if rig is None:
+        workloads = [w for w in workloads if w.server != edge.EDGE]
+    if not main_url.startswith("postgres"):
+        for workload in workloads:
+            if workload.store_entries:
+                workload.error = "filling the store needs PostgreSQL"
+    store: StoreFill | None = None
+    visible = None
     try:
         _start(servers, work)
         if hooks and hooked:
             _start_delivery(hooks, hooked, servers, workloads, notes)
+        if rig:
+            _start_edge_worker(rig, servers, workloads, notes)
         _start_limit(servers, workloads, work, common)
         _probe(servers, workloads)
-        _measure(args, wrk, servers, workloads)
+        store = _store_fill(args, main_url, read_id, servers, workloads, notes)
+        _measure(args, wrk, servers, workloads, store)
         if hooks and hooked:
             notes.append(hooks.drained())
+        if rig and _edge_wanted(args) and not servers[edge.EDGE].error and rig.worker:
+            visible = _write_to_visible(args, servers, workloads, token, put_ids[-1], notes)
     finally:
         for server in servers.values():
             server.stop()
         if hooks:
             hooks.stop()
+        if rig:
+            rig.stop()
+        if store:
+            store.ensure(filled=False)  # the store as the run found it, on error and Ctrl-C too
 
     context = {
         "started": started,
@@ -154,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
         "notes": notes,
     }
-    _write_results(report.build(workloads, servers), context)
+    result = report.build(workloads, servers, redis=bool(redis_url), visible=visible)
+    _write_results(result, context)
     return 0
 
 
@@ -192,7 +244,7 @@ def _environment(args: argparse.Namespace, redis_url: str) -> dict[str, str]:
 
 def _prepare_main(
     args: argparse.Namespace, env: dict[str, str], notes: list[str]
-) -> tuple[str, list[int], int]:
+) -> tuple[str, list[int], int, int]:
     """Migrate, seed, collect static files, load Star Wars, get a token; which ids to use."""
     print(f"preparing {_redact(env['DATABASE_URL'])} ({args.articles} articles)", flush=True)
     notes.append(prepare.prepare_database(env, articles=args.articles))
@@ -202,10 +254,15 @@ def _prepare_main(
         notes.append(f"load_starwars: {starwars}")
     token, token_source = prepare.issue_token(env)
     notes.append(f"token from {token_source}")
-    ids = prepare.bench_article_ids(env, limit=args.connections + 1)
-    if len(ids) < args.connections + 1:
-        raise prepare.SetupError(f"--articles must be at least {args.connections + 1}")
-    return token, ids[: args.connections], ids[-1]
+    # One article per PUT connection for the service, as many for the service without Redis
+    # (each server caches what it wrote in its own store) and for the DRF peer, one that only
+    # the write-to-visible delay through the edge writes (the last of the writes' ids), one that
+    # only the comments are written on, and one that only GET article reads.
+    wanted = 3 * args.connections + 3
+    ids = prepare.bench_article_ids(env, limit=wanted)
+    if len(ids) < wanted:
+        raise prepare.SetupError(f"--articles must be at least {wanted}")
+    return token, ids[:-2], ids[-2], ids[-1]
 
 
 def _main_servers(
@@ -213,10 +270,19 @@ def _main_servers(
 ) -> dict[str, Server]:
     servers = {
         "service": Server("service", "config.wsgi:application", main_env, "/healthz"),
+        # The same on the same database, with the database store instead of Redis.
+        STORE: Server(STORE, "config.wsgi:application", {**main_env, "REDIS_URL": ""}, "/healthz"),
         "floor": Server(
             "floor",
             "bench.floor.wsgi:application",
             {**main_env, "DJANGO_SETTINGS_MODULE": "bench.floor.settings"},
+            "/",
+        ),
+        # The contract's writes in DRF + drf-hal-json alone, on the same database (issue 30).
+        "peer": Server(
+            "peer",
+            "bench.peer.wsgi:application",
+            {**main_env, "DJANGO_SETTINGS_MODULE": "bench.peer.settings"},
             "/",
         ),
         "soap_limit": Server("soap_limit", "bench.soap_limit:application", common, "/"),
@@ -246,6 +312,10 @@ def _prepare_scale(
     prepare.ensure_postgres_database(url, fresh=args.fresh)
     env = {**common, "DATABASE_URL": url}
     print(f"preparing {_redact(url)} ({args.scale_articles:,} articles)", flush=True)
+    # Every scale request is read from the database, as a page nobody asked for in the last
+    # minutes is (a crawler's, a deep one): the representation cache would otherwise answer the
+    # rows' one repeated page without SQL.
+    env["REPRESENTATION_CACHE_SECONDS"] = "0"
     notes.append(prepare.prepare_database(env, articles=args.scale_articles))
     servers["service_scale"] = Server("service_scale", "config.wsgi:application", env, "/healthz")
     servers["floor_scale"] = Server(
@@ -298,6 +368,61 @@ def _start_delivery(hooks, hooked, servers, workloads, notes) -> None:
                 workload.error = reason
 
 
+def _edge_wanted(args: argparse.Namespace) -> bool:
+    """Whether --only leaves anything through the edge to run."""
+    keys = [f"{edge.EDGE}.{name}" for name in edge.ROWS]
+    return not args.only or any(
+        text and text in key for text in args.only.split(",") for key in keys
+    )
+
+
+def _edge_rig(args, main_env: dict[str, str], servers, work: Path, notes) -> edge.EdgeRig | None:
+    """The edge's origin and varnishd among the servers (origin first), its broker started."""
+    if args.no_edge or not _edge_wanted(args):
+        return None
+    why_not = edge.EdgeRig.why_not()
+    if why_not:
+        notes.append(f"rows through the edge not run: {why_not}")
+        return None
+    rig = edge.EdgeRig(work)
+    servers.update(rig.servers(main_env))
+    notes.extend(rig.notes)
+    return rig
+
+
+def _start_edge_worker(rig: edge.EdgeRig, servers, workloads, notes) -> None:
+    """The Celery worker that sends the edge's purges; without it the edge rows are not run."""
+    try:
+        if servers[edge.EDGE].error:
+            raise RuntimeError(servers[edge.EDGE].error)
+        rig.start_worker(servers[edge.ORIGIN])
+    except (OSError, RuntimeError, AssertionError) as error:
+        reason = f"the edge could not be set up: {str(error).splitlines()[0][:200]}"
+        notes.append(reason)
+        for workload in workloads:
+            if workload.server == edge.EDGE:
+                workload.error = reason
+
+
+def _write_to_visible(args, servers, workloads, token: str, article_id: int, notes) -> dict:
+    """After the load: how long a PUT through the edge takes to reach its anonymous readers;
+    and whether the hot rows were hits (X-Cache) after the rounds."""
+    origin = servers[edge.EDGE].origin
+    for workload in workloads:
+        if (
+            workload.server == edge.EDGE
+            and not workload.error
+            and "X-Access-Token" not in (workload.headers)
+        ):
+            cache = fetch(origin, workload).headers.get("x-cache", "none")
+            notes.append(f"edge: {workload.label} after the rounds: X-Cache {cache}")
+    print(f"write-to-visible through the edge: {args.edge_writes} PUTs", flush=True)
+    visible = edge.write_to_visible(origin, article_id, token, writes=args.edge_writes)
+    figures = edge.summary(visible)
+    print(f"write-to-visible: {visible.get('error') or figures}", flush=True)
+    return visible
+
+
 def _write_results(result: dict, context: dict) -> None:
     table = report.markdown(result, context)
     text = table + "\n" + "".join(f"- {note}\n" for note in context["notes"])
@@ -314,16 +439,41 @@ def _redact(url: str | None) -> str:
     return (url or "").split("@")[-1]
 
 
-def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> list[Workload]:
+def _workloads(
+    args, read_id, put_ids, comment_id, token, scale_total, servers, hooked
+) -> list[Workload]:
     total = args.articles
-    workloads = serving_workloads("service")
-    for server in ("service", "floor", "limit"):
-        workloads += [
+    service_ids = put_ids[: args.connections]
+    store_ids = put_ids[args.connections : 2 * args.connections]
+    peer_ids = put_ids[2 * args.connections : 3 * args.connections]
+
+    def full(workload: Workload) -> list[Workload]:
+        return [with_full_store(workload, args.store_entries)] if args.store_entries else []
+
+    def reads(server: str) -> list[Workload]:
+        return [
             article_get(server, read_id),
             page_get(server, 10, total=total),
             page_get(server, 100, total=total),
         ]
-    workloads += [article_put("service", put_ids, token), article_post("service", token)]
+
+    # Without Redis (issue 26), each row next to the one it is set against: the reads just after
+    # the same with Redis, GET article and the PUT in a full store just after the same in an
+    # empty one (the harness fills the store just before such a row and empties it after).
+    workloads = serving_workloads("service") + reads("service")
+    workloads += [article_get(STORE, read_id), page_get(STORE, 10, total=total)]
+    workloads += full(article_get(STORE, read_id))
+    workloads += reads("floor") + reads("limit")
+    # The writes (issue 30), each just before the DRF peer's same write, which it is set against.
+    workloads += [
+        article_put("service", service_ids, token),
+        article_put("peer", peer_ids, token),
+        article_post("service", token),
+        article_post("peer", token),
+        comment_post("service", comment_id, token),
+        comment_post("peer", comment_id, token),
+    ]
+    workloads += [article_put(STORE, store_ids, token), *full(article_put(STORE, store_ids, token))]
     if hooked:
         _, hooked_token, hooked_ids = hooked
         for workload in (
@@ -332,6 +482,13 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> l
         ):
             workload.label += ", 1 webhook"
             workloads.append(workload)
+    # Through the edge (issue 28): the reads hot in Varnish, set against the floor's; GET article
+    # with the token passes to the origin.
+    workloads += [
+        article_get(edge.EDGE, read_id),
+        page_get(edge.EDGE, 10, total=total),
+        article_get_with_token(edge.EDGE, read_id, token),
+    ]
     workloads += graphql_workloads("service")
     for server in ("service", "soap_limit", "spyne"):
         workloads += soap_workloads(server, SOAP_NAMESPACE)
@@ -353,7 +510,25 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> l
                 name="page_middle_10",
             )
         )
+        # Sorted pages (issue 27): first, middle and last, each read with one connection.
+        for sort in SCALE_SORTS:
+            for where, index in (("first", 1), ("middle", (last + 1) // 2), ("last", last)):
+                workloads.append(
+                    sorted_page_get("service_scale", sort, index, total=scale_total, where=where)
+                )
+        workloads.append(random_pages_get("service_scale", scale_total))
         workloads.append(search_get("service_scale", scale_total))
+        workloads += [
+            search_get("service_scale", scale_total, SEARCH_WORD, name="search_word_10"),
+            search_get(
+                "service_scale",
+                scale_total,
+                SEARCH_WORD,
+                name="search_all_word_10",
+                across_blogs=True,
+            ),
+            search_get("service_scale", scale_total, SEARCH_EITHER, name="search_either_10"),
+        ]
         workloads.append(
             total_articles(
                 "service_scale",
@@ -368,7 +543,8 @@ def _workloads(args, read_id, put_ids, token, scale_total, servers, hooked) -> l
             )
         )
     if args.only:
-        workloads = [w for w in workloads if args.only in w.key]
+        wanted = [text for text in args.only.split(",") if text]
+        workloads = [w for w in workloads if any(text in w.key for text in wanted)]
     for workload in workloads:
         if workload.server not in servers and workload.server != "limit":
             workload.error = f"server {workload.server} unavailable (see notes)"
@@ -428,27 +604,59 @@ def _probe(servers: dict[str, Server], workloads: list[Workload]) -> None:
         print(f"probe {workload.key:32} {state}", flush=True)
 
 
-def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workload]) -> None:
+def _store_fill(args, url: str, read_id: int, servers, workloads, notes) -> StoreFill | None:
+    """What fills the store for the full-store rows (None when none runs), with values made
+    from the store server's real answers; leftovers of an interrupted run are cleared first."""
+    if not any(w.store_entries and not w.error for w in workloads):
+        return None
+    origin = servers[STORE].origin
+    try:
+        article = fetch(origin, article_get(STORE, read_id)).json()
+        page = fetch(origin, page_get(STORE, 10, total=args.articles)).json()
+    except (OSError, ValueError) as error:
+        for workload in workloads:
+            if workload.store_entries:
+                workload.error = f"no answers to fill the store with: {error}"
+        return None
+    store = StoreFill(url, args.store_entries, samples(article, page))
+    store.empty()
+    notes.append(
+        f"full-store rows: {args.store_entries:,} entries put in core_store (INSERT … SELECT"
+        " generate_series, then ANALYZE) before them in each pass and deleted after (VACUUM FULL)"
+    )
+    return store
+
+
+def _set_store(store: StoreFill | None, *, filled: bool) -> None:
+    """The store full (for a full-store row), else as the run found it."""
+    if store is not None and (done := store.ensure(filled=filled)):
+        print(done, flush=True)
+
+
+def _measure(args, wrk: str, servers, workloads: list[Workload], store: StoreFill | None) -> None:
     runnable = [w for w in workloads if not w.error]
     estimate = len(runnable) * (args.warmup + args.rounds * args.duration)
     print(f"{len(runnable)} workloads, about {estimate / 60:.1f} min of load", flush=True)
     if args.warmup:
         for workload in runnable:
+            _set_store(store, filled=bool(workload.store_entries))
             try:
                 run_wrk(
                     wrk,
                     servers[workload.server].origin,
                     workload,
                     seconds=args.warmup,
-                    connections=args.connections,
+                    connections=workload.connections or args.connections,
                 )
             except RuntimeError as error:
                 workload.error = str(error)
             servers[workload.server].settle()
+        _set_store(store, filled=False)
         runnable = [w for w in runnable if not w.error]
     # Rounds interleave the workloads, so that a slow spell of the machine hits all of them.
     for number in range(1, args.rounds + 1):
         for workload in runnable:
+            _set_store(store, filled=bool(workload.store_entries))
             started = time.monotonic()
             server = servers[workload.server]
             cpu_before = server.cpu_seconds()
@@ -458,7 +666,7 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                     servers[workload.server].origin,
                     workload,
                     seconds=args.duration,
-                    connections=args.connections,
+                    connections=workload.connections or args.connections,
                 )
             except RuntimeError as error:
                 workload.error = str(error)
@@ -479,6 +687,7 @@ def _measure(args, wrk: str, servers: dict[str, Server], workloads: list[Workloa
                 f"errors {result['errors']} ({time.monotonic() - started:.0f} s)",
                 flush=True,
             )
+        _set_store(store, filled=False)
         for server in servers.values():
             server.record_memory()
 

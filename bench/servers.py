@@ -1,8 +1,10 @@
-"""gunicorn instances for the service and its baselines, all with config/gunicorn.conf.py."""
+"""gunicorn instances for the service and its baselines, all with config/gunicorn.conf.py; and the
+edge: varnishd with the service's VCL in front of a gunicorn of its own."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,6 +16,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONFIG = ROOT / "config" / "gunicorn.conf.py"
+VCL = ROOT / "deploy" / "varnish" / "blog-service.vcl"
+# The VCL's backend port (both backends, the origin and its probed twin): a start writes a copy
+# with the origin's port instead, as `make serve-edge` does.
+VCL_PORT = '.port = "8000";'
 
 
 def free_port() -> int:
@@ -122,6 +128,64 @@ class Server:
         except subprocess.TimeoutExpired:
             os.killpg(group, signal.SIGKILL)
             self.process.wait(timeout=5)
+
+
+def varnishd() -> str | None:
+    """Debian's varnishd (apt-get install varnish varnish-modules), or None."""
+    found = shutil.which("varnishd") or "/usr/sbin/varnishd"
+    return found if os.access(found, os.X_OK) else None
+
+
+@dataclass
+class Edge(Server):
+    """varnishd (deploy/varnish/blog-service.vcl) on its own port in front of `backend`.
+
+    Its port is chosen when it is made, not at start, because the backend's environment names it
+    (EDGE_PURGE_URLS: where the purges go). The backend must be started first. "Workers" are
+    varnishd's child (the cache process, every thread of it); the manager only supervises.
+    """
+
+    backend: Server | None = None
+    memory: str = "256m"
+
+    def __post_init__(self) -> None:
+        self.port = self.port or free_port()
+
+    def start(self, log_dir: Path) -> None:
+        binary = varnishd()
+        if binary is None or self.backend is None:
+            self.error = "varnishd is not installed (apt-get install varnish varnish-modules)"
+            return
+        text = VCL.read_text()
+        if text.count(VCL_PORT) != 2:
+            self.error = f"{VCL} has not two lines `{VCL_PORT}` to point at the origin"
+            return
+        workdir = log_dir.parent / f"varnish-{self.name}"
+        workdir.mkdir(parents=True, exist_ok=True)
+        vcl = workdir / "edge.vcl"
+        vcl.write_text(text.replace(VCL_PORT, f'.port = "{self.backend.port}";'))
+        self.log_path = log_dir / f"{self.name}.log"
+        command = [binary, "-F", "-f", str(vcl), "-a", f"127.0.0.1:{self.port}"]
+        command += ["-n", str(workdir / "n"), "-s", f"malloc,{self.memory}", "-T", "none"]
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                command,
+                cwd=workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def wait_ready(self, timeout: float = 30.0) -> bool:
+        if self.error:
+            return False
+        if self.backend is not None and self.backend.error:
+            self.error = f"its origin did not start: {self.backend.error}"
+            return False
+        ready = super().wait_ready(timeout)
+        if not ready and self.error:
+            self.error = self.error.replace("gunicorn", "varnishd")
+        return ready
 
 
 def process_cpu_seconds(pid: int) -> float:

@@ -43,6 +43,8 @@ class Workload:
     env: dict[str, str] = field(default_factory=dict)
     expected_status: int = 200
     group: str = "main"
+    store_entries: int = 0  # filler entries the database store must hold while it runs
+    connections: int | None = None  # wrk connections, when not the run's (--connections)
     error: str | None = None  # set when the probe fails; the workload is then not run
     rounds: list[dict] = field(default_factory=list)
 
@@ -114,6 +116,15 @@ def article_get(server: str, article_id: int) -> Workload:
     )
 
 
+def article_get_with_token(server: str, article_id: int, token: str) -> Workload:
+    """GET article as its writer: with X-Access-Token, which the edge passes to the origin."""
+    workload = article_get(server, article_id)
+    workload.key += "_token"
+    workload.label += " with X-Access-Token"
+    workload.headers = {**workload.headers, "X-Access-Token": token}
+    return workload
+
+
 def page_get(
     server: str, size: int, index: int = 1, *, group: str = "main", total: int, name: str = ""
 ) -> Workload:
@@ -137,6 +148,42 @@ def page_get(
         group=group,
         check=expect_status(200, json_check(right_page, f"page {index} of {total} articles")),
     )
+
+
+# The orders of `sort` the scale rows read (issue 27), and the default order.
+SCALE_SORTS = ("title", "-created")
+EVERY_SORT = ("", "title", "-title", "created", "-created", "updated", "-updated")
+
+
+def sorted_page_name(sort: str, where: str) -> str:
+    """The key's name of a sorted page's row, e.g. `sorted_desc_created_middle_10`."""
+    return f"sorted_{sort.replace('-', 'desc_')}_{where}_10"
+
+
+def sorted_page_get(server: str, sort: str, index: int, *, total: int, where: str) -> Workload:
+    """Page `index` (size 10) of the scale blog in the order of `sort`, read with one connection:
+    its p50 is the time a reader waits for it, not a queue's."""
+    workload = page_get(server, 10, index, group="scale", total=total, name="")
+    workload.key = f"{server}.{sorted_page_name(sort, where)}"
+    workload.label = f"GET sort={sort} {where} page ({index:,}, size 10), 1 connection"
+    workload.path += f"&sort={sort}"
+    workload.connections = 1
+    return workload
+
+
+def random_pages_get(server: str, total: int) -> Workload:
+    """Pages of the scale blog at random, of every order and anywhere in the blog, with the
+    run's connections: no request may wait long, whatever page it asks."""
+    pages = -(-total // 10)
+    workload = page_get(server, 10, 1, group="scale", total=total, name="random_pages_10")
+    workload.label = f"GET a random page of a random order (1 to {pages:,}, size 10)"
+    workload.script = "random_pages"
+    workload.env = {
+        "BENCH_SORTS": ",".join(EVERY_SORT),
+        "BENCH_PAGES": str(pages),
+        "BENCH_PAGE_PREFIX": f"{REST}/1/articles",
+    }
+    return workload
 
 
 def article_put(server: str, article_ids: list[int], token: str) -> Workload:
@@ -166,6 +213,18 @@ def article_put(server: str, article_ids: list[int], token: str) -> Workload:
     )
 
 
+FULL_STORE = "_full_store"  # the key suffix of a workload run on a full database store
+
+
+def with_full_store(workload: Workload, entries: int) -> Workload:
+    """The same workload, run while the database store holds `entries` other entries."""
+    workload.key += FULL_STORE
+    workload.label += f", store of {entries:,} entries"
+    workload.group = "store"
+    workload.store_entries = entries
+    return workload
+
+
 def article_post(server: str, token: str) -> Workload:
     return Workload(
         key=f"{server}.post_article",
@@ -177,6 +236,29 @@ def article_post(server: str, token: str) -> Workload:
         body=b'{"title": "Posted by the benchmark", "content": "A new article."}',
         expected_status=201,
         check=expect_status(201, json_check(lambda d: isinstance(d.get("id"), int), "an article")),
+    )
+
+
+COMMENT_TEXT = "A comment from the benchmark."
+
+
+def comment_post(server: str, article_id: int, token: str) -> Workload:
+    """A comment on one article of blog 1 (its own: nothing else reads or writes it), every
+    connection on the same article, as a burst of comments on a post is."""
+
+    def a_comment(document: dict) -> bool:
+        return isinstance(document.get("id"), int) and document.get("text") == COMMENT_TEXT
+
+    return Workload(
+        key=f"{server}.post_comment",
+        label="POST comment",
+        server=server,
+        method="POST",
+        path=f"{REST}/1/articles/{article_id}/comments",
+        headers={**HAL_ACCEPT, "Content-Type": "application/json", "X-Access-Token": token},
+        body=json.dumps({"text": COMMENT_TEXT}).encode(),
+        expected_status=201,
+        check=expect_status(201, json_check(a_comment, "the comment")),
     )
 
 
@@ -259,10 +341,22 @@ def total_articles(server: str, total: int, path: str, label: str) -> Workload:
 # 100, both together in 593 of the first 1,000,000 (1 in 1,700), as two words of a real search
 # would be; not words every article has (the seeded text is otherwise the same everywhere).
 SEARCH_WORDS = "harbour lantern"
+# Broad searches (issue 27): one of those topics alone (30,364 of the first 1,000,000), and
+# either of them (59,963).
+SEARCH_WORD = "harbour"
+SEARCH_EITHER = "harbour or lantern"
 
 
-def search_get(server: str, total: int) -> Workload:
-    """A two-word search of the scale blog, a page of 10, most relevant first."""
+def search_get(
+    server: str,
+    total: int,
+    words: str = SEARCH_WORDS,
+    *,
+    name: str = "search_10",
+    across_blogs: bool = False,
+) -> Workload:
+    """A search of the scale blog (or, `across_blogs`, of every blog), a page of 10, most
+    relevant first."""
 
     def right_page(document: dict) -> bool:
         found = document.get("totalArticles")
@@ -274,12 +368,13 @@ def search_get(server: str, total: int) -> Workload:
             and len(embedded) == min(10, found)
         )
 
+    collection = "/api/v1.2/articles" if across_blogs else f"{REST}/1/articles"
     return Workload(
-        key=f"{server}.search_10",
-        label=f'GET search "{SEARCH_WORDS}" (size 10)',
+        key=f"{server}.{name}",
+        label=f'GET search "{words}"{" across blogs" if across_blogs else ""} (size 10)',
         server=server,
         method="GET",
-        path=f"{REST}/1/articles?q={SEARCH_WORDS.replace(' ', '%20')}&pageSize=10",
+        path=f"{collection}?q={words.replace(' ', '%20')}&pageSize=10",
         headers=HAL_ACCEPT,
         group="scale",
         check=expect_status(200, json_check(right_page, "a page of some, not all, articles")),

@@ -18,6 +18,12 @@ class BlogAdmin(admin.ModelAdmin):
     readonly_fields = ("article_count", "revision", "created_at", "updated_at")
     actions = ("archive_blogs", "unarchive_blogs")
 
+    def delete_queryset(self, request: HttpRequest, queryset) -> None:
+        # One blog at a time through Blog.delete, which renews the blog's representations (and
+        # purges them from the edge); the queryset's own DELETE would skip it.
+        for blog in queryset:
+            blog.delete()
+
     @admin.action(description="Archive the selected blogs (read-only through the API)")
     def archive_blogs(self, request: HttpRequest, queryset) -> None:
         for blog in queryset:

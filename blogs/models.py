@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Length, Trim
 from django.db.models.lookups import GreaterThan, LessThanOrEqual
@@ -83,21 +83,29 @@ class Blog(models.Model):
         revision is bumped in the database and both are read back.
         """
         if self._state.adding:
-            super().save(*args, **kwargs)
+            # A new blog is in the blog list: its generation renewed after the insert commits,
+            # as for an edit below.
+            with transaction.atomic(savepoint=False):
+                representations.changed([representations.blogs_generation()])
+                super().save(*args, **kwargs)
             return
-        representations.blog_changed(blog_id=self.pk)
         fields = kwargs.pop("update_fields", None)
         if fields is None:
             fields = {field.name for field in self._meta.concrete_fields if not field.primary_key}
         self.revision = F("revision") + 1
         self.updated_at = timezone.now()
         fields = (set(fields) - {"article_count"}) | {"revision", "updated_at"}
-        super().save(*args, update_fields=fields, **kwargs)
+        # In a transaction even when called outside one: the representations' generations are
+        # renewed (and the primary's WAL position read for them) after the write commits.
+        with transaction.atomic(savepoint=False):
+            representations.blog_changed(blog_id=self.pk)
+            super().save(*args, update_fields=fields, **kwargs)
         self.refresh_from_db(fields=["article_count", "revision"])
 
     def delete(self, *args: Any, **kwargs: Any) -> Any:
-        representations.blog_changed(blog_id=self.pk)
-        return super().delete(*args, **kwargs)
+        with transaction.atomic(savepoint=False):
+            representations.blog_changed(blog_id=self.pk)
+            return super().delete(*args, **kwargs)
 
     def clean(self) -> None:
         if not self.title.strip():

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from blogs import tokens
 from blogs.models import TOKEN_PREFIX_LENGTH, AccessToken, Blog, hash_token
 
 
@@ -57,18 +58,43 @@ def token_authenticate(*, plain: str, username: str | None = None) -> AccessToke
     """The one token check of every surface (REST's X-Access-Token, SOAP's UsernameToken): the
     active token whose secret is `plain`, of an active user (the one named `username` when
     given), with its use recorded; None for anything else."""
-    token = AccessToken.objects.matching(plain)
-    if token is None or not token.user.is_active:
+    now = timezone.now()
+    token = _token_of(plain)
+    if token is None or tokens.is_expired(token, now) or not token.user.is_active:
         return None
     if username is not None and token.user.get_username() != username:
         return None
-    token_record_use(token=token)
+    token_record_use(token=token, now=now)
     return token
 
 
-def token_record_use(*, token: AccessToken) -> None:
-    """Note when a token was last used, at most once a minute so reads stay cheap."""
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at > timedelta(minutes=1):
-        AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        token.last_used_at = now
+def _token_of(plain: str) -> AccessToken | None:
+    """The active token whose secret is `plain`: as remembered (blogs.tokens), else from the
+    database, then remembered."""
+    if not plain or len(plain) > 200:
+        return None
+    known = tokens.remembered(hash_token(plain))
+    if known is not None:
+        return known
+    token = AccessToken.objects.matching(plain)
+    if token is not None and token.user.is_active:
+        tokens.remember(token)
+    return token
+
+
+# When this process last recorded each token's use (token hash -> time).
+_recorded_uses: dict[str, datetime] = {}
+
+
+def token_record_use(*, token: AccessToken, now: datetime | None = None) -> None:
+    """Note when a token was last used, to the minute: each process writes it at most once a
+    minute per token, so that a burst of writes costs one UPDATE, not one each."""
+    now = now or timezone.now()
+    last = _recorded_uses.get(token.token_hash) or token.last_used_at
+    if last is not None and now - last < timedelta(minutes=1):
+        return
+    if len(_recorded_uses) > 10_000:  # bounded: a process forgets what it noted, then notes anew
+        _recorded_uses.clear()
+    _recorded_uses[token.token_hash] = now
+    AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    token.last_used_at = now

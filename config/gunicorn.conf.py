@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -95,6 +96,14 @@ def child_exit(server, worker) -> None:
 
 def post_fork(server, worker) -> None:
     tracing.start()
+
+
+def post_worker_init(worker) -> None:
+    # Ctrl-C (SIGINT to the process group, as from `make serve` in a terminal) reaches every
+    # worker as well as the master, which then sends each worker SIGQUIT, its quick stop. Taking
+    # both, a gthread worker ran its quit handler inside itself and hung on its thread pool's lock
+    # (docs/decisions/clean-stops.md): a worker leaves SIGINT to the master.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def worker_exit(server, worker) -> None:

@@ -14,7 +14,11 @@ from soapcalc.views import calculator
 # The REST surface: every app's resources under one namespace ("api"), so that links name a route
 # whichever app serves it.
 api_routes = (
-    [path("", include("articles.api.urls")), path("", include("webhooks.api.urls"))],
+    [
+        path("", include("articles.api.urls")),
+        path("", include("webhooks.api.urls")),
+        path("", include("drafts.api.urls")),
+    ],
     "api",
 )
 

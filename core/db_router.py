@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponse
 
 logger = logging.getLogger(__name__)
@@ -32,15 +34,24 @@ READ_ONLY_PATHS = ("/graphql",)
 # Seconds behind the primary: 0 when every WAL record received is replayed and a WAL receiver is
 # running (nothing is missing, however old the last transaction); otherwise the age of the last
 # transaction replayed, since a replica cut off from its primary looks replayed. NULL (nothing
-# replayed since the start) counts as too far behind.
+# replayed since the start) counts as too far behind. Then where replay stands, as REPLAYED_SQL.
 LAG_SQL = """
 SELECT CASE
     WHEN NOT pg_is_in_recovery() THEN 0
     WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()
         AND EXISTS (SELECT 1 FROM pg_stat_wal_receiver) THEN 0
     ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())
-END
+END, pg_is_in_recovery(), pg_last_wal_replay_lsn() - '0/0'::pg_lsn
 """
+# WAL positions as numbers (bytes from 0/0), so that Python compares them. The primary's insert
+# position, not pg_current_wal_lsn(): that is what has been written out, and with
+# synchronous_commit off a commit that has returned may not be written yet.
+PRIMARY_POSITION_SQL = "SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn"
+REPLAYED_SQL = "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn() - '0/0'::pg_lsn"
+# A server that is not in recovery has everything (the primary itself, as in the tests' mirror,
+# or a promoted replica), as LAG_SQL counts it current; nothing replayed yet is short of any.
+EVERYTHING = float("inf")
+NOTHING = -1
 
 
 def replica_configured() -> bool:
@@ -147,13 +158,38 @@ class _Health:
 _health = _Health()
 
 
+class _Replayed(threading.local):
+    """Where replay stood on the replica when this thread's connection last asked: per
+    connection, not per process, since connections through a load balancer may reach different
+    replicas. A new connection starts knowing nothing."""
+
+    position: float = NOTHING
+
+
+_replayed = _Replayed()
+
+
+def forget_replayed_position(sender: object, connection: BaseDatabaseWrapper, **kwargs) -> None:
+    """connection_created's receiver (core.apps): a new connection knows nothing of replay."""
+    if connection.alias == REPLICA:
+        _replayed.position = NOTHING
+
+
+def _position(in_recovery: bool, replayed: Decimal | None) -> float:
+    if not in_recovery:
+        return EVERYTHING
+    return NOTHING if replayed is None else int(replayed)
+
+
 def _replica_lag_seconds() -> float | None:
     replica = connections[REPLICA]
     if replica.vendor != "postgresql":
+        _replayed.position = EVERYTHING  # no replication: the same database
         return 0.0
     with replica.cursor() as cursor:
         cursor.execute(LAG_SQL)
-        lag = cursor.fetchone()[0]
+        lag, in_recovery, replayed = cursor.fetchone()
+    _replayed.position = _position(in_recovery, replayed)
     return None if lag is None else float(lag)
 
 
@@ -193,19 +229,56 @@ def replica_usable(state: _RequestState | None) -> bool:
     return True
 
 
+def replica_available() -> bool:
+    """Whether content reads made now may go to the replica: one is configured and usable, and
+    neither the code (a transaction, reads_from_primary) nor the request (an unsafe method, a
+    client that wrote lately) asks for the primary."""
+    if not replica_configured() or _forced.get() or connections[PRIMARY].in_atomic_block:
+        return False
+    state = _request.get()
+    if state is not None and state.pinned():
+        return False
+    return replica_usable(state)
+
+
+def primary_wal_position() -> int | None:
+    """The primary's WAL position now: every transaction committed before this call is below
+    it. None without a replica or off PostgreSQL, where nothing compares it (no statement)."""
+    primary = connections[PRIMARY]
+    if not replica_configured() or primary.vendor != "postgresql":
+        return None
+    with primary.cursor() as cursor:
+        cursor.execute(PRIMARY_POSITION_SQL)
+        return int(cursor.fetchone()[0])
+
+
+def replica_replayed(position: int) -> bool:
+    """Whether the replica this thread reads has replayed the primary's WAL up to `position`.
+    Replay only moves forward: the replica is asked again only when what is known of it falls
+    short of `position`, so a replica that keeps up costs one small query per connection each
+    time the position needed moves past it, not one per read."""
+    if _replayed.position >= position:
+        return True
+    replica = connections[REPLICA]
+    if replica.vendor != "postgresql":
+        _replayed.position = EVERYTHING
+        return True
+    try:
+        with replica.cursor() as cursor:
+            cursor.execute(REPLAYED_SQL)
+            _replayed.position = _position(*cursor.fetchone())
+    except DatabaseError:
+        logger.warning("read replica unreachable; reading from the primary", exc_info=True)
+        _health.mark_down()
+        return False
+    return _replayed.position >= position
+
+
 class ReplicaRouter:
     def db_for_read(self, model: type, **hints: object) -> str:
-        if (
-            not replica_configured()
-            or model._meta.app_label not in REPLICA_APPS
-            or _forced.get()
-            or connections[PRIMARY].in_atomic_block
-        ):
+        if model._meta.app_label not in REPLICA_APPS:
             return PRIMARY
-        state = _request.get()
-        if state is not None and state.pinned():
-            return PRIMARY
-        return REPLICA if replica_usable(state) else PRIMARY
+        return REPLICA if replica_available() else PRIMARY
 
     def db_for_write(self, model: type, **hints: object) -> str:
         return PRIMARY

@@ -116,7 +116,8 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
     "service-unavailable": ProblemType(
         503,
         "Service unavailable",
-        "The database is unreachable or maintenance is on; retry after `Retry-After` seconds.",
+        "The database is unreachable, too busy to read a page in time, or maintenance is on;"
+        " retry after `Retry-After` seconds.",
     ),
     "insufficient-storage": ProblemType(
         507, "Insufficient storage", "The database is out of space; the write was not made."

@@ -1,7 +1,8 @@
-"""Rate limits on the shared cache, fixed windows that fail open (docs/rest.md, "Rate limits").
+"""Rate limits on the shared store, fixed windows that fail open (docs/rest.md, "Rate limits").
 
-On Redis (django-redis) a window is one Lua script, run atomically by the server: one round trip
-per request instead of two. Rate limiting was a fifth of a GET article's time in the worker.
+A hit is counted by the store in one atomic round trip (core.store `count_hits`); the key names
+the policy, its limit and the key format's version, so instances with other limits sharing the
+store never add to each other's counts.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ import math
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 from core.client_address import client_address
-from core.metrics.instruments import count_cache_call
 from core.middleware import Handler
 
 logger = logging.getLogger(__name__)
@@ -47,56 +46,6 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), _PERIODS[period[0]]
 
 
-def _count_hit(key: str, window: int, cost: int = 1) -> int:
-    # `incr` counts atomically. Only a window's first hit finds no counter: `add` creates it
-    # (atomically; of processes racing to create it, one wins and the others count with `incr`).
-    # The extra second of lifetime keeps the key alive until its window has surely ended.
-    # Trying `incr` first makes the usual hit one cache round trip instead of two.
-    try:
-        return cache.incr(key, cost)
-    except ValueError:
-        if cache.add(key, cost, timeout=window + 1):
-            return cost
-        return cache.incr(key, cost)
-
-
-def _window_start(key: str, now: float, window: int) -> float:
-    # Read first: the start exists for all but a window's first hit. Of several processes
-    # opening the window at once, one `add` wins and all read its start.
-    started = cache.get(key)
-    if started is None:
-        cache.add(key, now, timeout=window)
-        started = cache.get(key, now)
-    return started
-
-
-_REDIS_WINDOW = """
-local started = redis.call('HGET', KEYS[1], 'start')
-if not started then
-    started = ARGV[1]
-    redis.call('HSET', KEYS[1], 'start', started)
-    redis.call('EXPIRE', KEYS[1], ARGV[2])
-end
-return {started, redis.call('HINCRBY', KEYS[1], 'hits', ARGV[3])}
-"""
-
-
-def _redis_client() -> Any | None:
-    get_client = getattr(getattr(cache, "client", None), "get_client", None)
-    return get_client(write=True) if get_client is not None else None
-
-
-def _hit(key: str, now: float, window: int, cost: int = 1) -> tuple[float, int]:
-    """(start of the window, hits in it including these `cost` ones)."""
-    client = _redis_client()
-    if client is not None:
-        count_cache_call("eval")  # past the cache API, so counted here for the metrics
-        started, hits = client.eval(_REDIS_WINDOW, 1, cache.make_key(key), repr(now), window, cost)
-        return float(started), int(hits)
-    started = _window_start(f"{key}:start", now, window)
-    return started, _count_hit(f"{key}:{started}", window, cost)
-
-
 # What the request being served was counted against, newest last: RateLimitHeadersMiddleware
 # opens the list for each request, so that nothing is remembered from one request to the next.
 _counted: ContextVar[list[RateLimitState] | None] = ContextVar("rate_limits", default=None)
@@ -116,10 +65,10 @@ def charge_request(policy: str, rate: str, ident: str, *, cost: int) -> RateLimi
     if not settings.RATE_LIMIT_ENABLED:
         return None
     quota, window = parse_rate(rate)
-    key = f"ratelimit:{policy}:{ident}:{window}"
+    key = f"ratelimit:v2:{policy}:{quota}/{window}s:{ident}"
     now = time.time()
     try:
-        started, hits = _hit(key, now, window, cost)
+        started, hits = cache.count_hits(key, cost, window)
     except Exception:  # the cache is down: serve without a limit
         logger.warning("rate limit cache unreachable; request not counted", exc_info=True)
         return None

@@ -1,23 +1,35 @@
 """A cache of the API's hot representations, invalidated by generations
-(docs/decisions/representation-cache.md; built from the primary: docs/decisions/read-replica.md).
+(docs/decisions/representation-cache.md). A miss is built from the read replica when it has
+replayed the writes that set the generations, from the primary otherwise
+(docs/decisions/read-replica.md).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import DatabaseError, transaction
 
-from core.db_router import reads_from_primary
+from core import edge_purge
+from core.db_router import (
+    primary_wal_position,
+    reads_from_primary,
+    replica_available,
+    replica_configured,
+    replica_replayed,
+)
 
 logger = logging.getLogger(__name__)
 
-ENTRY_SECONDS = 300
+# How long an UNCOMMITTED marker stands (an entry lasts REPRESENTATION_CACHE_SECONDS).
+MARKER_SECONDS = 300
 GENERATION_SECONDS = 24 * 3600
 
 
@@ -33,10 +45,76 @@ def blog_articles_generation(blog_id: int) -> str:
     return f"rep:gen:blog-articles:{blog_id}"
 
 
-def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
-    """The value stored under `key` while `generations` stand, else `build()` (stored then)."""
-    if settings.CACHES["default"]["BACKEND"].endswith(".DatabaseCache"):
-        return build()
+def articles_generation() -> str:
+    """The articles of every blog: renewed with each blog's articles (what the search across
+    blogs keeps)."""
+    return "rep:gen:articles"
+
+
+def blogs_generation() -> str:
+    """The blog list: renewed when a blog is created, edited or deleted."""
+    return "rep:gen:blogs"
+
+
+def article_comments_generation(article_id: int) -> str:
+    """An article's comments: renewed by each comment written or deleted, and with the article
+    (a deleted article's comments answer 410)."""
+    return f"rep:gen:article-comments:{article_id}"
+
+
+GENERATION_PREFIX = "rep:gen:"
+
+
+def edge_keys(generations: Iterable[str]) -> list[str]:
+    """The edge cache's surrogate keys of `generations`: each generation's tag without the
+    prefix (docs/decisions/edge-cache.md), so that a write renews and purges the same names."""
+    keys = []
+    for name in generations:
+        if not name.startswith(GENERATION_PREFIX):
+            raise ValueError(f"not a generation: {name!r}")
+        keys.append(name.removeprefix(GENERATION_PREFIX))
+    return keys
+
+
+# The position of a tag renewed inside a transaction: the write's commit is not known yet, and
+# if its renewal at the commit is lost (the cache unreachable then), the tag stays. Entries for
+# it are built from the primary, as long as the marker lasts.
+UNCOMMITTED = "uncommitted"
+
+
+def _position_key(tag: str) -> str:
+    """Where a generation's tag keeps a WAL position of the primary read after the tag was set:
+    past every commit of a write that set the generation before (tags are unique)."""
+    return f"rep:wal:{tag}"
+
+
+def cached(
+    key: str,
+    generations: list[str],
+    build: Callable[[], Any],
+    *,
+    keep: Callable[[Any], bool] | None = None,
+    wait: float = 0.0,
+    where_routed: bool = False,
+    seconds: int | None = None,
+) -> Any:
+    """The value stored under `key` while `generations` stand, else `build()` (stored then,
+    unless `keep` says it is not worth it), for `seconds` (REPRESENTATION_CACHE_SECONDS unless
+    given; 0: nothing is stored, every call builds, from the primary as a miss does when no
+    replica may serve it).
+
+    With `wait` (seconds), one caller builds a missing entry and the others asking meanwhile wait
+    up to that long for it rather than building it again each (a value that costs much to build,
+    asked for by many at once); a waiter builds after all if the builder fails, keeps nothing,
+    or takes longer. With `where_routed`, a build reads where the router sends it even from a
+    replica that has not replayed the generations' writes yet (as a read that is never cached
+    does), and then keeps nothing: an entry always holds a state at least as new as its tags."""
+    entry_seconds = settings.REPRESENTATION_CACHE_SECONDS if seconds is None else seconds
+    if not entry_seconds:
+        if where_routed:
+            return build()
+        with reads_from_primary():
+            return build()
     try:
         found = cache.get_many([key, *generations])
         tags = [found.get(name) for name in generations]
@@ -49,35 +127,155 @@ def cached(key: str, generations: list[str], build: Callable[[], Any]) -> Any:
         entry = found.get(key)
         if entry is not None and entry[0] == tags:
             return entry[1]
+        # The builder's mark names the tags: a build for an older state keeps no one waiting.
+        building = f"{key}:building:{':'.join(map(str, tags))}"
+        if wait and not cache.add(building, 1, math.ceil(wait)):
+            done, value = _built_meanwhile(key, tags, building, wait)
+            if done:
+                return value
+            wait = 0.0
     except Exception:  # the cache is down: serve from the database
         logger.warning("representation cache unreachable", exc_info=True)
         return build()
-    with reads_from_primary():
-        value = build()
     try:
-        cache.set(key, (tags, value), ENTRY_SECONDS)
-    except Exception:
-        logger.warning("representation cache unreachable", exc_info=True)
+        fresh = True
+        if _replica_has_replayed(tags):
+            value = build()  # the router reads the replica (or the primary, if it has gone since)
+        elif where_routed:
+            fresh = not replica_available()  # else the router reads a replica behind the tags
+            value = build()
+        else:
+            with reads_from_primary():
+                value = build()
+        if fresh and (keep is None or keep(value)):
+            try:
+                cache.set(key, (tags, value), entry_seconds)
+            except Exception:
+                logger.warning("representation cache unreachable", exc_info=True)
+    finally:
+        if wait:
+            try:
+                cache.delete(building)
+            except Exception:  # the mark expires after `wait`
+                logger.warning("representation cache unreachable", exc_info=True)
     return value
 
 
-def changed(generations: Iterable[str]) -> None:
-    names = list(generations)
+# How often a waiter looks for the entry another caller is building.
+WAIT_POLL_SECONDS = 0.02
 
-    def renew() -> None:
+
+def _built_meanwhile(key: str, tags: list[str], building: str, wait: float) -> tuple[bool, Any]:
+    """(True, the entry's value) once the builder has stored it; (False, None) when the builder
+    is gone without storing one, or after `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(WAIT_POLL_SECONDS)
+        found = cache.get_many([key, building])
+        entry = found.get(key)
+        if entry is not None and entry[0] == tags:
+            return True, entry[1]
+        if building not in found:
+            return False, None
+    return False, None
+
+
+def _replica_has_replayed(tags: list[str]) -> bool:
+    """Whether the replica may build the entry tagged `tags`: it has replayed every write that
+    set them, so it holds the state they stand for (or a later one). A tag without a recorded
+    position (started on first sight or after an eviction, its commit's position lost, or its
+    UNCOMMITTED marker expired) gets the primary's current one: read after the tag was read, so
+    after it was set."""
+    if not replica_available():
+        return False
+    names = [_position_key(tag) for tag in tags]
+    try:
+        positions = cache.get_many(names)
+    except Exception:
+        logger.warning("representation cache unreachable", exc_info=True)
+        return False
+    if UNCOMMITTED in positions.values():
+        return False
+    missing = [name for name in names if name not in positions]
+    if missing:
         try:
-            cache.set_many({name: uuid.uuid4().hex for name in names}, GENERATION_SECONDS)
-        except Exception:  # entries then expire by ENTRY_SECONDS
-            logger.warning("representation cache unreachable; not invalidated", exc_info=True)
+            now = primary_wal_position()
+        except DatabaseError:
+            logger.warning("primary's WAL position unreadable", exc_info=True)
+            return False
+        if now is None:
+            return False
+        positions.update(dict.fromkeys(missing, now))
+        try:
+            cache.set_many(dict.fromkeys(missing, now), GENERATION_SECONDS)
+        except Exception:  # the next miss reads it again
+            logger.warning("representation cache unreachable", exc_info=True)
+    return replica_replayed(max(positions.values()))
 
-    renew()
-    transaction.on_commit(renew)
+
+def changed(generations: Iterable[str]) -> None:
+    """The state behind `generations` changed in the current transaction: the cached
+    representations tagged with them are replaced (now, and again at the commit), and, with an
+    edge in front (EDGE_PURGE_URLS), their keys are purged there after the commit
+    (core.edge_purge: a row of its outbox joins the transaction)."""
+    names = list(generations)
+    if settings.EDGE_PURGE_URLS:
+        edge_purge.record(edge_keys(names))
+
+    def renew(*, committed: bool) -> list[str]:
+        tags = {name: uuid.uuid4().hex for name in names}
+        try:
+            if not committed and replica_configured():
+                # Set first, so that a reader who finds a tag finds this with it. For a while
+                # only: a rollback leaves the tags standing.
+                markers = dict.fromkeys(map(_position_key, tags.values()), UNCOMMITTED)
+                cache.set_many(markers, MARKER_SECONDS)
+            cache.set_many(tags, GENERATION_SECONDS)
+        except Exception:  # entries then expire by REPRESENTATION_CACHE_SECONDS
+            logger.warning("representation cache unreachable; not invalidated", exc_info=True)
+            return []
+        return list(tags.values())
+
+    def renew_at_commit() -> None:
+        tags = renew(committed=True)
+        # Read after the tags are set: past this commit and every earlier one, whichever order
+        # concurrent writers' renewals land in (the replica builds for tags at this position).
+        try:
+            position = primary_wal_position() if tags else None
+        except DatabaseError:  # a reader reads it instead
+            logger.warning("primary's WAL position unreadable after a commit", exc_info=True)
+            return
+        if position is None:
+            return
+        try:
+            cache.set_many(dict.fromkeys(map(_position_key, tags), position), GENERATION_SECONDS)
+        except Exception:  # a reader reads it instead
+            logger.warning("representation cache unreachable", exc_info=True)
+
+    renew(committed=False)
+    transaction.on_commit(renew_at_commit)
 
 
 def article_changed(*, article_id: int, blog_id: int) -> None:
-    changed([article_generation(article_id), blog_articles_generation(blog_id)])
+    """The article, its blog's articles, and its comments (they answer 410 with it gone)."""
+    changed(
+        [
+            article_generation(article_id),
+            blog_articles_generation(blog_id),
+            articles_generation(),
+            article_comments_generation(article_id),
+        ]
+    )
 
 
 def blog_changed(*, blog_id: int) -> None:
-    """The blog itself (its title is in every article's doc:blog link) or its articles in bulk."""
-    changed([blog_generation(blog_id), blog_articles_generation(blog_id)])
+    """The blog itself (its title is in every article's doc:blog link and in the blog list) or
+    its articles in bulk."""
+    changed(
+        [
+            blog_generation(blog_id),
+            blog_articles_generation(blog_id),
+            articles_generation(),
+            blogs_generation(),
+        ]
+    )

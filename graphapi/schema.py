@@ -11,6 +11,7 @@ from django.conf import settings
 from graphene.types.resolver import attr_resolver
 from graphene_django import DjangoObjectType
 
+from articles import content as article_content
 from articles.models import Article, ArticleRevision
 from articles.search import QUERY_MAX_LENGTH, SORTS
 from blogs.models import Blog
@@ -25,9 +26,11 @@ from graphapi.selectors import (
     article_for_reading,
     blog_article_page,
     blog_for_reading,
+    blog_tags,
     keep_revisions,
     parse_id,
     revisions_of,
+    tag_names_of,
 )
 
 GREETING = "Hello from the Star Wars GraphQL API!"
@@ -106,7 +109,20 @@ def _page_arguments() -> dict[str, graphene.Argument]:
             description=f"One of {', '.join(SORTS)} (as REST's `sort`); `relevance` only with"
             " q. Default: relevance with q, else oldest first."
         ),
+        "tag": graphene.String(
+            description="Only the articles with this tag: a tag's slug, as REST's `tag`."
+        ),
     }
+
+
+class TagType(graphene.ObjectType):
+    name = graphene.String(description="The tag's name, as an author wrote it.")
+    slug = graphene.String(description="What `articles(tag:)` takes.")
+    article_count = graphene.Int(description="The live articles with the tag.")
+
+    class Meta:
+        name = "Tag"
+        description = "A tag of a blog, as GET /api/v1.2/blogs/{id}/tags/{slug} answers it."
 
 
 class ArticlePageType(graphene.ObjectType):
@@ -144,6 +160,15 @@ class BlogType(DjangoObjectType):
         " /api/v1.2/blogs/{id}/articles?q=&sort= (a bad argument is an error).",
         **_page_arguments(),
     )
+    tags = graphene.List(
+        TagType,
+        page_index=graphene.Int(default_value=1, description="1-based page number."),
+        page_size=graphene.Int(
+            default_value=settings.PAGE_SIZE_DEFAULT,
+            description=f"Tags per page, 1 to {settings.PAGE_SIZE_MAX}.",
+        ),
+        description="A page of the blog's tags by slug, as GET /api/v1.2/blogs/{id}/tags.",
+    )
 
     class Meta:
         model = Blog
@@ -154,6 +179,12 @@ class BlogType(DjangoObjectType):
     @staticmethod
     def resolve_articles(blog: Blog, info: graphene.ResolveInfo, **arguments) -> Page:
         return blog_article_page(blog=blog, **arguments)
+
+    @staticmethod
+    def resolve_tags(
+        blog: Blog, info: graphene.ResolveInfo, page_index: int | None, page_size: int | None
+    ) -> list:
+        return blog_tags(blog=blog, page_index=page_index, page_size=page_size)
 
 
 class RevisionType(graphene.ObjectType):
@@ -187,7 +218,19 @@ class ArticleType(DjangoObjectType):
     id = graphene.ID(description="The article's id, as in /api/v1.2/blogs/{blogId}/articles/{id}.")
     title = graphene.String(description="The article's title.")
     content = graphene.String(description="null when the article has no content.")
+    content_html = graphene.String(
+        description="The content as sanitised HTML (Markdown rendered as CommonMark, plain text"
+        " escaped into paragraphs; REST's contentHtml); null when the article has no content."
+    )
+    excerpt = graphene.String(
+        description="The content's first words as plain text (REST's excerpt); null when the"
+        " article has no content."
+    )
     blog = graphene.Field(BlogType, description="The blog the article belongs to.")
+    slug = graphene.String(description="The article's readable name, unique in its blog.")
+    published_at = graphene.DateTime(description="When the article was published.")
+    tags = graphene.List(graphene.String, description="The article's tag names.")
+    content_format = graphene.String(description="How `content` is written: `text` or `markdown`.")
     revisions = graphene.List(
         RevisionType,
         description="The states the article's replaces replaced, newest first (at most"
@@ -203,8 +246,24 @@ class ArticleType(DjangoObjectType):
         fields = ("id", "title", "content", "blog")
 
     @staticmethod
+    def resolve_content_html(article: Article, info: graphene.ResolveInfo) -> str | None:
+        if article.content is None:
+            return None
+        return article_content.render_html(article.content, article.content_format)
+
+    @staticmethod
+    def resolve_excerpt(article: Article, info: graphene.ResolveInfo) -> str | None:
+        if article.content is None:
+            return None
+        return article_content.excerpt(article.content, article.content_format)
+
+    @staticmethod
     def resolve_revisions(article: Article, info: graphene.ResolveInfo) -> list[ArticleRevision]:
         return revisions_of(article)
+
+    @staticmethod
+    def resolve_tags(article: Article, info: graphene.ResolveInfo) -> list[str]:
+        return tag_names_of(article)
 
 
 class Query(graphene.ObjectType):

@@ -13,8 +13,9 @@ from graphql import (
     SelectionSetNode,
 )
 
-from articles import search
+from articles import search, tags
 from articles.models import Article, ArticleRevision
+from articles.pages import PageTooSlow
 from articles.selectors import MAX_ID, revisions_by_article
 from blogs.models import Blog
 from core.paging import Page
@@ -47,7 +48,8 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     blog_pk, article_pk = parse_id(blog_id), parse_id(article_id)
     if blog_pk is None or article_pk is None:
         return None
-    return Article.objects.live().in_blog(blog_pk).filter(pk=article_pk).first()
+    articles = Article.objects.live().in_blog(blog_pk).filter(pk=article_pk)
+    return tags.with_tag_names(articles).first()
 
 
 def _checked(
@@ -78,15 +80,23 @@ def blog_article_page(
     page_size: int | None = None,
     q: str | None = None,
     sort: str | None = None,
+    tag: str | None = None,
 ) -> Page[Article]:
-    """A page of the blog's live articles (articles.search): three queries at most, whatever
+    """A page of the blog's live articles (articles.search): a few queries, the same whatever
     the page size; each article's blog is this one (no query per article)."""
     page_index, page_size, query, order = _checked(page_index, page_size, q, sort)
+    if tag is not None and not tags.tag_slug_is_valid(tag):
+        raise GraphQLError("tag is a tag's slug (as the blog's tags show it).")
     try:
         return search.blog_article_page(
-            blog=blog, query=query, sort=order, page_index=page_index, page_size=page_size
+            blog=blog,
+            query=query,
+            sort=order,
+            page_index=page_index,
+            page_size=page_size,
+            tag=tag,
         )
-    except search.SearchError as error:  # a search too broad to rank in time
+    except (search.SearchError, PageTooSlow) as error:  # a search too broad, a busy database
         raise GraphQLError(str(error)) from None
 
 
@@ -124,3 +134,13 @@ def _selects(info: GraphQLResolveInfo, name: str) -> bool:
         return False
 
     return any(within(node.selection_set) for node in info.field_nodes)
+
+
+def blog_tags(*, blog: Blog, page_index: int | None, page_size: int | None) -> list:
+    """A page of the blog's tags with their counts (articles.tags.tag_page), checked as REST."""
+    page_index, page_size, _, _ = _checked(page_index, page_size, None, None)
+    return list(tags.tag_page(blog_id=blog.pk, page_index=page_index, page_size=page_size).items)
+
+
+def tag_names_of(article: Article) -> list[str]:
+    return tags.names_of(article)

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.request import Request
 
+from core.edge import share
 from core.problems import PROBLEM_TYPES
 
 
@@ -59,10 +60,12 @@ def rel_doc(request: HttpRequest, rel: str) -> HttpResponse:
     relation = RELATIONS.get(rel)
     if relation is None:
         raise Http404("no such relation")
-    return render(request, "docs/rel.html", {"rel": rel, "relation": relation})
+    # The same for everyone, changed only by a deployment: shared under `site` (core.edge).
+    return share(render(request, "docs/rel.html", {"rel": rel, "relation": relation}), [])
 
 
 @require_safe
 def rel_index(request: HttpRequest) -> HttpResponse:
     problems = sorted(PROBLEM_TYPES.items(), key=lambda item: item[1].status)
-    return render(request, "docs/rels.html", {"relations": RELATIONS.items(), "problems": problems})
+    page = render(request, "docs/rels.html", {"relations": RELATIONS.items(), "problems": problems})
+    return share(page, [])

@@ -71,8 +71,10 @@ class RequestInProgress(exceptions.APIException):
 
 
 _Errors = Callable[[Any], dict[str, list[str]]]
-# Registered domain errors: status, problem type, detail and `errors` of their problem.
-_ANSWERS: dict[type[Exception], tuple[int, str | None, str | None, _Errors | None]] = {}
+# Registered domain errors: status, problem type, detail, `errors` and headers of their problem.
+_ANSWERS: dict[
+    type[Exception], tuple[int, str | None, str | None, _Errors | None, dict[str, str] | None]
+] = {}
 
 
 def register(
@@ -82,11 +84,12 @@ def register(
     slug: str | None = None,
     detail: str | None = None,
     errors: _Errors | None = None,
+    headers: dict[str, str] | None = None,
 ) -> None:
     """Answer `error_class` (and its subclasses), raised by a service under an API view, with
     the problem of `status` and `slug`; `detail` None says the exception's own text, `errors`
-    gives the problem's `errors` from the exception."""
-    _ANSWERS[error_class] = (status, slug, detail, errors)
+    gives the problem's `errors` from the exception, `headers` are added (a Retry-After)."""
+    _ANSWERS[error_class] = (status, slug, detail, errors, headers)
 
 
 def _problem(
@@ -173,11 +176,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: every exception of an API view becomes a problem."""
     request = context["request"]
     set_rollback()
-    for error_class, (code, slug, detail, errors) in _ANSWERS.items():
+    for error_class, (code, slug, detail, errors, headers) in _ANSWERS.items():
         if isinstance(exc, error_class):
             found = errors(exc) if errors else None
             return _problem(
-                request, status=code, slug=slug, detail=detail or str(exc), errors=found
+                request,
+                status=code,
+                slug=slug,
+                detail=detail or str(exc),
+                errors=found,
+                headers=headers,
             )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound("No such resource.")

@@ -20,8 +20,9 @@ from uritemplate import URITemplate
 
 CANONICAL_NAMESPACE = "api-v1.2"
 PAGE_TEMPLATE = "{?pageIndex,pageSize}"
-# Pages of articles also take a search and an order (articles.search): their links declare both.
-ARTICLES_TEMPLATE = "{?pageIndex,pageSize,q,sort}"
+# Pages of articles also take a search, an order (articles.search) and a tag (articles.tags):
+# their links declare all three.
+ARTICLES_TEMPLATE = "{?pageIndex,pageSize,q,sort,tag}"
 
 Link = dict[str, Any]
 
@@ -96,7 +97,8 @@ def page_href(
     search: dict[str, str] | None = None,
 ) -> str:
     """A page's href: the collection's templated link, expanded (so both always agree). `search`
-    holds the `q` and `sort` of a page of articles that has them: every page link keeps them."""
+    holds the `q`, `sort` and `tag` of a page of articles that has them: every page link keeps
+    them."""
     if search:
         return collection_url + _ARTICLES_QUERY.expand(
             pageIndex=page_index, pageSize=page_size, **search

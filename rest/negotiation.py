@@ -61,8 +61,13 @@ class BrowsableHalRenderer(BrowsableAPIRenderer):
     def get_raw_data_form(self, data: Any, view: Any, method: str, request: Any) -> Any:
         form = super().get_raw_data_form(data, view, method, request)
         if form is not None and method == "PUT" and isinstance(data, dict):
-            # A replacement starts from the current state: its fields without links or the id.
+            # A replacement starts from the current state: its fields without links or the id,
+            # and, when the view names its PUT body's serializer (`put_serializer`), only the
+            # fields that body takes (not those the server derives, such as an HTML rendering).
             fields = {k: v for k, v in data.items() if not k.startswith("_") and k != "id"}
+            if (put_serializer := getattr(view, "put_serializer", None)) is not None:
+                accepted = put_serializer().fields
+                fields = {k: v for k, v in fields.items() if k in accepted}
             form.initial["_content"] = json.dumps(fields, indent=4, ensure_ascii=False)
         return form
 

@@ -59,7 +59,8 @@ PROBLEM_MEANINGS = {
     423: "The article is locked by the editors.",
     429: "Over the rate limit (Retry-After, RateLimit, RateLimit-Policy).",
     500: "An unexpected fault; the body names the request id it was logged under.",
-    503: "The database is unreachable or maintenance is on (Retry-After).",
+    503: "The database is unreachable, too busy to read a page in time, or maintenance is on"
+    " (Retry-After).",
     507: "The database is out of space; nothing was written.",
 }
 
@@ -243,3 +244,34 @@ def servers_from_request(
             for server in result.get("servers", [])
         ]
     return result
+
+
+def token_operation(
+    tag: str,
+    operation_id: str,
+    summary: str,
+    description: str,
+    *,
+    request: Any = None,
+    responses: dict,
+    errors: tuple[int, ...] = (),
+    parameters: list | None = None,
+    write: bool = True,
+    meanings: dict[int, str] | None = None,
+) -> Any:
+    """extend_schema for an operation of rest.views.TokenOnlyView: the token (401) and the
+    blog's authorship (403) on every method, the write and body statuses where they apply."""
+    statuses = (*ANY_OPERATION, 401, 403, 404, *errors)
+    if write:
+        statuses += ANY_WRITE
+    if request is not None:
+        statuses += WITH_BODY
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        tags=[tag],
+        request=request,
+        parameters=parameters or [],
+        responses={**responses, **problems(*statuses, meanings=meanings)},
+    )

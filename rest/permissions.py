@@ -1,4 +1,5 @@
-"""Who may call a REST resource at all: reads are public, writes need a token."""
+"""Who may call a REST resource at all: reads are public, writes need a token; or, for the
+resources of a blog's authors only (webhooks, drafts), every method needs one."""
 
 from __future__ import annotations
 
@@ -15,3 +16,10 @@ class WritesNeedToken(BasePermission):
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True
         return request.auth is not None
+
+
+class EveryMethodNeedsToken(BasePermission):
+    """Reads too need an authenticated token (else 401); OPTIONS stays open."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return request.method == "OPTIONS" or request.auth is not None

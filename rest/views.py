@@ -10,7 +10,7 @@ from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from rest.authentication import AccessTokenAuthentication
+from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.conditional import tag_variant
 from rest.exceptions import ServiceUnavailable, exception_handler
 from rest.negotiation import (
@@ -23,7 +23,7 @@ from rest.negotiation import (
     StrictHalJsonParser,
     StrictJsonParser,
 )
-from rest.permissions import WritesNeedToken
+from rest.permissions import EveryMethodNeedsToken, WritesNeedToken
 from rest.throttling import ReadRateThrottle, WriteRateThrottle
 
 
@@ -54,6 +54,22 @@ class ApiView(APIView):
         response = super().finalize_response(request, response, *args, **kwargs)
         tag_variant(request, response)
         return response
+
+
+class TokenOnlyView(ApiView):
+    """A resource of a blog's authors only (webhooks, drafts): every method needs the token
+    (401); the view then checks authorship (403)."""
+
+    permission_classes = [EveryMethodNeedsToken]
+
+    def perform_authentication(self, request: Request) -> None:
+        """The API's token authentication, which leaves reads alone, and then for a read the
+        same token check (an unknown token is 401 here too)."""
+        super().perform_authentication(request)
+        if request.auth is None and request.method in SAFE_METHODS:
+            authenticated = AccessTokenAuthentication().authenticate_token(request)
+            if authenticated is not None:
+                request.user, request.auth = authenticated
 
 
 def json_object(request: Request) -> dict[str, Any]:

@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.conf import settings
 
 
 class WebhooksConfig(AppConfig):
@@ -18,8 +17,3 @@ class WebhooksConfig(AppConfig):
         signals.changed.connect(on_change, dispatch_uid="webhooks.events.on_change")
         signals.blog_annotations["webhooks_wanted"] = webhook_subscribers
         document(rels.RELATIONS)
-
-        # The serverless broker of `make run` keeps its messages in a folder that must exist
-        # before a web process publishes or a worker reads.
-        if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-            (settings.CELERY_BROKER_FOLDER / "control").mkdir(parents=True, exist_ok=True)

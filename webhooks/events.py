@@ -70,6 +70,7 @@ _DATA: dict[str, Callable[[Any], Data]] = {
     "article.created": _article,
     "article.replaced": _article,
     "article.deleted": _deleted_article,
+    "article.published": _article,
     "comment.created": _comment,
     "comment.deleted": _deleted_comment,
 }

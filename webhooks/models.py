@@ -18,6 +18,7 @@ EVENT_TYPES = (
     "article.created",
     "article.replaced",
     "article.deleted",
+    "article.published",
     "comment.created",
     "comment.deleted",
 )

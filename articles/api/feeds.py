@@ -23,8 +23,11 @@ from django.utils.html import escape
 from django.utils.text import Truncator
 from django.views import View
 
+from articles import content as article_content
 from articles.models import Article
 from blogs.models import Blog
+from core import representations
+from core.edge import share
 from core.negotiation import preferred
 from core.problems import problem_response
 from core.ratelimit import count_read
@@ -61,6 +64,12 @@ class BlogAtomFeed(Atom1Feed):
 
     def latest_post_date(self) -> datetime:
         return self.feed["blog_updated"]
+
+    def add_item_elements(self, handler: Any, item: dict[str, Any]) -> None:
+        super().add_item_elements(handler, item)
+        # RFC 4287 4.1.3: the entry's content as HTML, escaped by the XML writer (type="html").
+        if item.get("content_html") is not None:
+            handler.addQuickElement("content", item["content_html"], {"type": "html"})
 
 
 class BlogFeed(Feed):
@@ -112,6 +121,17 @@ class BlogFeed(Feed):
         # that a reader shows "<b>" as written instead of rendering it.
         return xml_text(escape(text))
 
+    def item_extra_kwargs(self, article: Article) -> dict[str, Any]:
+        # The sanitised HTML (articles.content), left out with the content, and for a content
+        # longer than a page carries (PAGE_CONTENT_MAX_CHARS): HTML cannot be cut as text is,
+        # and the link has the whole article.
+        content = article.content
+        if content is None or len(content) > settings.PAGE_CONTENT_MAX_CHARS:
+            return {"content_html": None}
+        return {
+            "content_html": xml_text(article_content.render_html(content, article.content_format))
+        }
+
     def item_link(self, article: Article) -> str:
         return api_url(self.request, "article", blog_id=article.blog_id, article_id=article.pk)
 
@@ -154,7 +174,14 @@ class BlogFeedView(View):
         except PreconditionFailed as failed:
             response = problem_response(request, status=412, detail=str(failed.detail))
         patch_vary_headers(response, ("Accept",))
-        return response
+        # The blog's title and its newest articles (a 412 problem stays private: core.edge).
+        return share(
+            response,
+            [
+                representations.blog_generation(blog.pk),
+                representations.blog_articles_generation(blog.pk),
+            ],
+        )
 
     def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
         return problem_response(

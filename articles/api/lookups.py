@@ -13,6 +13,7 @@ from articles import selectors
 from articles.exceptions import ArticleGone
 from articles.models import Article
 from articles.search import SearchError, clean_query, clean_sort
+from articles.tags import tag_slug_is_valid
 from blogs.models import Blog
 from rest.exceptions import InvalidQueryParameter
 from rest.paging import utf8_param
@@ -83,12 +84,15 @@ def _live(article: Article, blog: Blog) -> Article:
 
 
 def search_params(request: HttpRequest) -> dict[str, str]:
-    """`q` and `sort` of a page of articles, checked (articles.search), or a 400 naming the bad
-    one; only those given, as the page links repeat them."""
+    """`q`, `sort` and `tag` of a page of articles, checked (articles.search, articles.tags), or
+    a 400 naming the bad one; only those given, as the page links repeat them."""
     try:
         query = clean_query(utf8_param(request, "q"))
         sort = clean_sort(request.GET.get("sort"), query=query)
     except SearchError as error:
         raise InvalidQueryParameter(error.parameter, str(error)) from None
-    given = {"q": query, "sort": sort}
+    tag = request.GET.get("tag")
+    if tag is not None and not tag_slug_is_valid(tag):
+        raise InvalidQueryParameter("tag", "tag is a tag's slug (as the blog's tags show it).")
+    given = {"q": query, "sort": sort, "tag": tag}
     return {name: value for name, value in given.items() if value is not None}

@@ -6,14 +6,24 @@ from __future__ import annotations
 from rest.docs import NEEDS_TOKEN, PAGE, Operation, Relation
 
 _ARTICLE = (
-    '{"id": 7, "title": "...", "content": "..." (left out when none), '
-    '"_links": {"curies", "self", "doc:blog" (with the blog\'s title), "doc:comments", '
-    '"doc:revisions"}}'
+    '{"id": 7, "title": "...", "content": "..." (left out when none), "slug": "a-title", '
+    '"publishedAt": "2026-11-25T15:00:00Z", "tags": ["names"], "contentFormat": "text" or '
+    '"markdown", "_links": {"curies", "self", "doc:blog" (with the blog\'s title), '
+    '"doc:comments", "doc:revisions"}}'
+)
+_TAG = (
+    '{"name": "Python", "slug": "python", "articleCount": 12, "_links": {"curies", "self", '
+    '"doc:articles" (the blog\'s articles with the tag, ?tag=python)}}'
+)
+_ARTICLE_BODY = (
+    '{"title": "at most 200 characters", "content": "optional text or null", "contentFormat": '
+    '"text" or "markdown" (optional), "tags": ["1 to 50 characters", at most 20] (optional), '
+    '"slug": "lower-case-letters-digits" (optional: made from the title)}'
 )
 _BLOG = (
     '{"id": 1, "title": "...", "description": "...", '
     '"_links": {"curies", "self", "doc:articles", "alternate" (the Atom feed, with its type), '
-    '"doc:webhooks"}}'
+    '"doc:webhooks", "doc:tags"}}'
 )
 _COMMENT = (
     '{"id": 3, "author": "alice", "text": "...", "_links": {"curies", "self", "doc:article"}}'
@@ -29,7 +39,8 @@ _SEARCH = (
     "than the content; on SQLite every word must occur in the title or the content "
     "(case-insensitive). sort is one of created, -created, updated, -updated, title, -title, "
     "or relevance (only with q; the default with q; without q the default is oldest first). "
-    "Every page link keeps q and sort. A bad q or sort is a 400 problem."
+    "Every page link keeps q and sort. A bad q or sort is a 400 problem. tag={slug} keeps "
+    "the articles with that tag (a tag's slug, as doc:tags lists them); a page link keeps it."
 )
 RELATIONS = {
     "blogs": Relation(
@@ -45,7 +56,7 @@ RELATIONS = {
     ),
     "articles": Relation(
         "Articles",
-        "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize,q,sort} "
+        "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize,q,sort,tag} "
         "(pageIndex from 1, pageSize 1 to 100, default 10). " + _SEARCH,
         (
             Operation(
@@ -57,7 +68,7 @@ RELATIONS = {
             Operation(
                 "POST",
                 f"Write a new article (201, Location). {NEEDS_TOKEN} Idempotency-Key is honoured.",
-                '{"title": "at most 200 characters", "content": "optional text or null"}',
+                _ARTICLE_BODY,
                 _ARTICLE,
             ),
         ),
@@ -65,7 +76,7 @@ RELATIONS = {
     "search": Relation(
         "Search",
         "The articles of every blog (archived blogs included) that match q, a page at a time, "
-        "each linking to its blog. In the API root; templated: {?pageIndex,pageSize,q,sort}. "
+        "each linking to its blog. In the API root; templated: {?pageIndex,pageSize,q,sort,tag}. "
         "q is required here. " + _SEARCH,
         (
             Operation(
@@ -83,8 +94,12 @@ RELATIONS = {
             Operation("GET", "The article (410 once deleted).", "", _ARTICLE),
             Operation(
                 "PUT",
-                f"Replace title and content as a whole; If-Match makes it safe. {NEEDS_TOKEN}",
-                '{"title": "...", "content": "..." (left out: content removed)}',
+                f"Replace title and content as a whole; If-Match makes it safe. {NEEDS_TOKEN} "
+                "A body without slug, tags or contentFormat keeps them; another slug changes it, "
+                "the old one still leading to the article (by-slug, 409 when another article "
+                "has or had it).",
+                '{"title": "...", "content": "..." (left out: content removed), "slug", "tags", '
+                '"contentFormat" (each optional: left out, kept)}',
                 _ARTICLE,
             ),
             Operation(
@@ -131,6 +146,22 @@ RELATIONS = {
                 "The revision (404 once pruned, 410 once the article is deleted).",
                 "",
                 _REVISION,
+            ),
+        ),
+    ),
+    "tags": Relation(
+        "Tags",
+        "A blog's tags, paged, by slug. Templated: {?pageIndex,pageSize}. Tags come with the "
+        "articles that name them (tags in a POST or PUT); each links to its articles. An "
+        "article by its slug: GET {blog}/articles/by-slug/{slug} answers 308 to it (old slugs "
+        "too), 404 otherwise.",
+        (
+            Operation(
+                "GET",
+                "A page of tags. Each item's self link is the tag (404 for a slug the blog has "
+                "none of): " + _TAG,
+                "",
+                PAGE.replace("{total}", "totalTags"),
             ),
         ),
     ),

@@ -1,4 +1,4 @@
-"""Input and output shapes of the HAL resources; input and output are separate serializers."""
+"""Output shapes of the HAL resources (what clients send: articles.api.inputs)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from articles import content as article_content
+from articles import tags as article_tags
 from articles.api import forms
-from articles.models import COMMENT_MAX_LENGTH, Article, ArticleRevision, Comment
+from articles.models import (
+    Article,
+    ArticleRevision,
+    Comment,
+)
 from blogs.models import TITLE_MAX_LENGTH, Blog
 from rest.conditional import wants_forms
 from rest.links import (
@@ -28,9 +34,6 @@ from rest.links import (
 )
 from rest.paging import page_serializer
 
-# --- input ----------------------------------------------------------------------------------------
-
-
 # A comment has no title: its `item` link is titled with the author and the text's first words.
 COMMENT_TITLE_CHARS = 40
 
@@ -42,53 +45,6 @@ def comment_title(member: dict[str, Any]) -> str:
     if len(text) > COMMENT_TITLE_CHARS:
         text = text[:COMMENT_TITLE_CHARS].rstrip() + "\u2026"
     return f"{member['author']}: {text}"
-
-
-class StrictCharField(serializers.CharField):
-    """A JSON string and nothing else: DRF's CharField would turn 5 or true into "5", "True"."""
-
-    default_error_messages = {
-        "not_a_string": "Must be a string.",
-        "unencodable": "Must be valid Unicode text (no lone surrogates).",
-    }
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("not_a_string")
-        try:
-            # A lone surrogate from a JSON \ud800 escape cannot be stored as UTF-8.
-            data.encode("utf-8")
-        except UnicodeEncodeError:
-            self.fail("unencodable")
-        return super().to_internal_value(data)
-
-
-@extend_schema_serializer(
-    description="The article's fields. `id` and any other unknown field are ignored (the URL"
-    " names the article); a PUT without `content` removes the content."
-)
-class ArticleInputSerializer(serializers.Serializer):
-    """POST and PUT bodies. `id` and any other unknown field are ignored (the URL names it)."""
-
-    title = StrictCharField(max_length=TITLE_MAX_LENGTH, trim_whitespace=False)
-    content = StrictCharField(
-        required=False, allow_null=True, allow_blank=True, trim_whitespace=False
-    )
-
-    def validate_title(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Must not be blank.")
-        return value
-
-
-@extend_schema_serializer(description="The comment's text; its author is the token's user.")
-class CommentInputSerializer(serializers.Serializer):
-    text = StrictCharField(max_length=COMMENT_MAX_LENGTH, trim_whitespace=False)
-
-    def validate_text(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Must not be blank.")
-        return value
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -113,6 +69,14 @@ def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
 
 def _blog_webhooks(request: HttpRequest, blog: Blog) -> Link:
     return templated_link(page_template(api_url(request, "webhooks", blog_id=blog.pk)))
+
+
+def _blog_drafts(request: HttpRequest, blog: Blog) -> Link:
+    return templated_link(page_template(api_url(request, "drafts", blog_id=blog.pk)))
+
+
+def _blog_tags(request: HttpRequest, blog: Blog) -> Link:
+    return templated_link(page_template(api_url(request, "tags", blog_id=blog.pk)))
 
 
 def _article_self(request: HttpRequest, article: Article) -> Link:
@@ -170,6 +134,36 @@ def _revision_article(request: HttpRequest, revision: ArticleRevision) -> Link:
     )
 
 
+class RenderedContentField(serializers.CharField):
+    """`contentHtml` or `excerpt`: made from the article's `content` in its `content_format`
+    (articles.content), and left out when the article has no content, as `content` is. Built
+    once per representation: the representation cache keeps the result, so a read renders only
+    on a miss."""
+
+    def __init__(self, render: Callable[[str, str], str], **kwargs: Any) -> None:
+        self.render = render
+        kwargs.update(source="*", required=False)
+        super().__init__(**kwargs)
+
+    def get_attribute(self, instance: Any) -> str | None:
+        content = instance.content
+        if content is None:
+            return None
+        return self.render(content, instance.content_format)
+
+
+CONTENT_HTML_HELP = (
+    "The content as HTML, sanitised against the documented allow-list (docs/decisions/"
+    "publishing.md): Markdown rendered as CommonMark, plain text escaped into paragraphs. Safe to"
+    " insert into a page as it is. Left out when the article has no content."
+)
+EXCERPT_HELP = (
+    f"The content's first words as plain text (at most {article_content.EXCERPT_LENGTH}"
+    " characters and an ellipsis, no markup, entities decoded; escape it to show it in HTML)."
+    " Left out when the article has no content."
+)
+
+
 class TemplatesField(serializers.DictField):
     """HAL-FORMS `_templates` (articles.api.forms): only for a client that asked for
     application/prs.hal-forms+json, and left out when no write is open. `build(request,
@@ -223,9 +217,11 @@ class BlogSerializer(HalSerializer):
             "doc:articles": _blog_articles,
             "alternate": _blog_feed,
             "doc:webhooks": _blog_webhooks,
+            "doc:drafts": _blog_drafts,
+            "doc:tags": _blog_tags,
         },
         help_text="`alternate` is the blog's Atom feed (`type` says so); `doc:webhooks` its"
-        " webhooks, for its authors (with their token).",
+        " webhooks and `doc:drafts` its drafts, for its authors (with their token).",
     )
 
 
@@ -236,6 +232,19 @@ class ArticleSerializer(HalSerializer):
     id = serializers.IntegerField()
     title = serializers.CharField(max_length=TITLE_MAX_LENGTH)
     content = serializers.CharField(required=False, help_text="Left out when the article has none.")
+    contentHtml = RenderedContentField(article_content.render_html, help_text=CONTENT_HTML_HELP)
+    excerpt = RenderedContentField(article_content.excerpt, help_text=EXCERPT_HELP)
+    slug = serializers.CharField(
+        required=False,
+        help_text="The article's readable name, unique in its blog (`by-slug` leads to it).",
+    )
+    publishedAt = serializers.DateTimeField(
+        source="published_at", required=False, default_timezone=UTC, help_text="When published."
+    )
+    tags = serializers.SerializerMethodField(help_text="The article's tag names.")
+    contentFormat = serializers.CharField(
+        source="content_format", help_text="How `content` is written: `text` or `markdown`."
+    )
     _links = LinksField(
         {
             "self": _article_self,
@@ -248,10 +257,22 @@ class ArticleSerializer(HalSerializer):
         lambda request, article, _: forms.article_templates(request, article)
     )
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_tags(self, article: Article) -> list[str]:
+        return article_tags.names_of(article)
+
+
+def _render_in_page(content: str, content_format: str) -> str | None:
+    # Not rendered at all when the page leaves the content out.
+    if len(content) > settings.PAGE_CONTENT_MAX_CHARS:
+        return None
+    return article_content.render_html(content, content_format)
+
 
 class ArticleInPageSerializer(ArticleSerializer):
     """An article as a page embeds it: content longer than PAGE_CONTENT_MAX_CHARS is left out,
-    with `"contentOmitted": true`, and the item's self link leads to all of it. Without the
+    with its `contentHtml` (the excerpt stays), with `"contentOmitted": true`, and the item's
+    self link leads to all of it. Without the
     bound, a public page of 100 articles of 1 MiB was a 100 MB answer. No `_templates`:
     HAL-FORMS reads templates at the top of a document."""
 
@@ -259,6 +280,10 @@ class ArticleInPageSerializer(ArticleSerializer):
         required=False,
         help_text="Left out when the article has none, or when it is longer than"
         f" {settings.PAGE_CONTENT_MAX_CHARS} characters (PAGE_CONTENT_MAX_CHARS).",
+    )
+    contentHtml = RenderedContentField(
+        _render_in_page,
+        help_text=f"{CONTENT_HTML_HELP} Left out with `content` when that is too long for a page.",
     )
     contentOmitted = serializers.ChoiceField(
         choices=[True],
@@ -344,6 +369,8 @@ class ArticlePageSerializer(
 
 
 BlogPageSerializer = page_serializer("BlogPage", BlogSerializer, "totalBlogs")
+
+
 CommentPageSerializer = page_serializer(
     "CommentPage", CommentSerializer, "totalComments", comment_title
 )

@@ -12,7 +12,10 @@ from config.settings.base import (  # noqa: F401 (Django reads these names)
 )
 
 DEBUG = False
-INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "blogs", "articles"]
+# core: the models import core.representations, which needs core's models (the edge's outbox).
+INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "core", "blogs", "articles"]
+# No broker: nothing here hands work to Celery (core's ready() reads the setting).
+CELERY_BROKER_URL = ""
 MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "bench.floor.urls"
 WSGI_APPLICATION = "bench.floor.wsgi.application"

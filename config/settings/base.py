@@ -12,6 +12,7 @@ import dj_database_url
 from csp import constants as csp_constants
 from django.core.exceptions import ImproperlyConfigured
 
+from core.cache_control import static_file_headers
 from core.env import env_bool, env_choice, env_int, env_list, env_origin, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -32,6 +33,10 @@ ALLOWED_PORTS = env_list("ALLOWED_PORTS", ["8000", *([env_str("PORT")] if env_st
 # Behind a trusted reverse proxy, links are built from X-Forwarded-Proto/-Host; otherwise those
 # headers are ignored, so that a client cannot make the service hand out links to another host.
 BEHIND_TRUSTED_PROXY = env_bool("BEHIND_TRUSTED_PROXY", False)
+# Behind it, how many proxies of this deployment stand in front, each adding one X-Forwarded-For
+# entry: 1 for nginx or Varnish alone, 2 for nginx in front of Varnish (nginx writes the client's
+# address, Varnish appends nginx's). The client is the entry that many from the end.
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 1, minimum=1)
 if BEHIND_TRUSTED_PROXY:
     USE_X_FORWARDED_HOST = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -51,17 +56,22 @@ INSTALLED_APPS = [
     "axes",
     "csp",
     "simple_history",
+    "core",
     "rest",
     "blogs",
     "articles",
     "graphapi",
     "soapcalc",
     "webhooks",
+    "drafts",
 ]
 
 MIDDLEWARE = [
     # First: a request's time, status, queries and cache calls include all the others' work.
     "core.metrics.middleware.MetricsMiddleware",
+    # Outside every middleware that may answer by itself (whitenoise, the platform's errors):
+    # whatever answered, it decides what a shared cache in front may keep (core.edge).
+    "core.edge.EdgeCacheMiddleware",
     "core.middleware.RequestIdMiddleware",
     # Outside every view and the middleware that may replace a view's answer: whichever surface
     # counted the request, its response says where the client stands.
@@ -171,16 +181,15 @@ REPLICA_CHECK_SECONDS = env_int("REPLICA_CHECK_SECONDS", 2, minimum=1)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Cache: Redis when REDIS_URL is set, otherwise Django's database cache. Either way every server
-# process shares one store: idempotency keys and rate-limit counters hold across gunicorn workers
-# and hosts (docs/decisions/shared-cache-without-redis.md). The database cache's table is created
-# by a migration (articles 0002), so `migrate` is the only set-up step.
-CACHE_TABLE = "django_cache"
+# Cache: Redis when REDIS_URL is set, otherwise the platform's store on the database (table
+# core_store, created by `migrate`). Either way every server process shares one store: rate-limit
+# counters, idempotency keys and the representation cache hold across gunicorn workers and hosts
+# (docs/decisions/shared-cache-without-redis.md).
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            # django-redis's RedisCache, counting its calls for the metrics.
+            # django-redis's RedisCache (core.store.RedisStore), counting its calls for metrics.
             "BACKEND": "core.metrics.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {
@@ -192,14 +201,26 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            # Django's DatabaseCache, counting its calls for the metrics.
-            "BACKEND": "core.metrics.cache.DatabaseCache",
-            "LOCATION": CACHE_TABLE,
-            # Django culls a third of the entries past MAX_ENTRIES (300 by default), which would
-            # forget idempotency keys long before their 24 hours.
+            "BACKEND": "core.metrics.cache.DatabaseStore",
+            "LOCATION": "core_store",
+            # Past this, the periodic cull (core.cull_store) removes the soonest to expire.
             "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 1_000_000, minimum=1000)},
         }
     }
+
+# How long a representation stays in the cache (core.representations; a write replaces it at
+# once); 0 keeps none: every read is built from the database (the benchmark's scale rows measure
+# that).
+REPRESENTATION_CACHE_SECONDS = env_int("REPRESENTATION_CACHE_SECONDS", 300, minimum=0)
+
+# A shared cache in front (the edge; docs/decisions/edge-cache.md): public reads carry
+# `Cache-Control: public, max-age=0, s-maxage=EDGE_SHARED_MAX_AGE, stale-while-revalidate=
+# EDGE_STALE_WHILE_REVALIDATE, stale-if-error=EDGE_STALE_IF_ERROR` (seconds): the edge keeps a
+# read that long (a write purges it at once), then may answer it stale while it fetches anew,
+# and, while the origin fails, for as long as stale-if-error says. Browsers always revalidate.
+EDGE_SHARED_MAX_AGE = env_int("EDGE_SHARED_MAX_AGE", 300, minimum=0)
+EDGE_STALE_WHILE_REVALIDATE = env_int("EDGE_STALE_WHILE_REVALIDATE", 30, minimum=0)
+EDGE_STALE_IF_ERROR = env_int("EDGE_STALE_IF_ERROR", 86400, minimum=0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -219,6 +240,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Files served at the site's root by whitenoise, for the clients that ask there: /favicon.ico.
 WHITENOISE_ROOT = BASE_DIR / "public"
+# Static files are shared by the edge as the API's reads are, under the keys `site static`.
+WHITENOISE_ADD_HEADERS_FUNCTION = static_file_headers
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -303,6 +326,17 @@ SIMPLE_HISTORY_DATE_INDEX = False
 # A search on PostgreSQL ranks every match: one that matches most of a large blog would hold a
 # connection for seconds. Past this budget it is refused (400, "narrow it"); docs/rest.md.
 SEARCH_TIMEOUT_MS = env_int("SEARCH_TIMEOUT_MS", 2000, minimum=1)
+# A page of articles is found by position from the nearest remembered boundary, walking from the
+# nearer end in strides of this many index entries when none is near: the most a page skips
+# (docs/decisions/deep-pages.md). Its statements are bounded like a search's: past
+# PAGE_TIMEOUT_MS the answer is a 503 (retry, or a page nearer an end), never a held worker.
+PAGE_BOUNDARY_STRIDE = env_int("PAGE_BOUNDARY_STRIDE", 10_000, minimum=1)
+PAGE_TIMEOUT_MS = env_int("PAGE_TIMEOUT_MS", 1000, minimum=1)
+# A search with at least this many matches keeps its ranking in the cache until its articles
+# change (docs/decisions/search.md, "Broad searches"); fewer are ranked again, in a few ms.
+SEARCH_CACHE_MIN_MATCHES = env_int("SEARCH_CACHE_MIN_MATCHES", 1000, minimum=1)
+# PostgreSQL's work_mem for a search's statements only (SET LOCAL; articles.search).
+SEARCH_WORK_MEM = env_str("SEARCH_WORK_MEM") or "16MB"
 if PAGE_SIZE_DEFAULT > PAGE_SIZE_MAX:
     raise ImproperlyConfigured("PAGE_SIZE_DEFAULT must not exceed PAGE_SIZE_MAX")
 
@@ -315,6 +349,9 @@ RATE_LIMIT_WRITE = env_rate("RATE_LIMIT_WRITE", "120/min")
 RATE_LIMIT_WEBHOOK_WRITE = env_rate("RATE_LIMIT_WEBHOOK_WRITE", "30/min")
 
 IDEMPOTENCY_KEY_TTL_SECONDS = env_int("IDEMPOTENCY_KEY_TTL_SECONDS", 24 * 3600, minimum=1)
+# How long the token check remembers an active token in the shared store (blogs.tokens); any
+# change to the token or its user forgets it at once. 0: every write looks its token up.
+TOKEN_CACHE_SECONDS = env_int("TOKEN_CACHE_SECONDS", 60, minimum=0)
 MAINTENANCE_MODE = env_bool("MAINTENANCE_MODE", False)
 
 SOAP_NAMESPACE = env_str("SOAP_NAMESPACE") or "http://example.org/calculator"
@@ -342,7 +379,7 @@ REST_FRAMEWORK = {
     "URL_FORMAT_OVERRIDE": None,
     # X-Forwarded-For names the client only behind our own proxy; otherwise anyone could pick
     # the address their reads are counted against.
-    "NUM_PROXIES": 1 if BEHIND_TRUSTED_PROXY else 0,
+    "NUM_PROXIES": TRUSTED_PROXY_HOPS if BEHIND_TRUSTED_PROXY else 0,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Blog service REST API (HAL)",
@@ -420,6 +457,10 @@ _PUBLIC_PORT = (
 )
 PUBLIC_URL = env_origin("PUBLIC_URL", f"{_PUBLIC_SCHEME}://{_PUBLIC_HOST}{_PUBLIC_PORT}")
 
+# --- Drafts (docs/rest.md, "Drafts") --------------------------------------------------------------
+# How long a draft's preview link (signed, no table) opens the draft without a token.
+PREVIEW_LINK_HOURS = env_int("PREVIEW_LINK_HOURS", 48, minimum=1)
+
 # --- Webhooks (docs/webhooks.md) and Celery, which delivers them ---------------------------------
 # The origin integrators reach the service at: the links in a message's data start with it (its
 # host must be one of ALLOWED_HOSTS). PUBLIC_URL unless set apart.
@@ -439,6 +480,26 @@ WEBHOOK_REQUEUE_AFTER_SECONDS = env_int("WEBHOOK_REQUEUE_AFTER_SECONDS", 300, mi
 WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 30, minimum=1)
 # Subscriptions one blog may have (active or not): every write of the blog fans out to each.
 WEBHOOK_MAX_PER_BLOG = env_int("WEBHOOK_MAX_PER_BLOG", 20, minimum=1)
+
+# --- Purges of the edge cache (Varnish with xkey; docs/decisions/edge-cache.md, "Purges") --------
+# The edges' base URLs, comma-separated (e.g. http://127.0.0.1:6081). Each write records the
+# surrogate keys it changed in its transaction (table core_edge_purge) and, after its commit, a
+# worker sends `PURGE /` with `xkey-softpurge: <keys>` to every edge until each answered 200.
+# Empty (the default): no edge, nothing recorded, not a statement more per write.
+EDGE_PURGE_URLS = env_list("EDGE_PURGE_URLS", [])
+# How long one purge request may take (connecting, then answering).
+EDGE_PURGE_TIMEOUT_SECONDS = env_int("EDGE_PURGE_TIMEOUT_SECONDS", 2, minimum=1)
+# The relay (beat) runs this often and purges, in batches, the rows still there this long after
+# their write or their last failed attempt: those whose message never reached the broker, or
+# whose task gave up retrying (an edge down for minutes).
+EDGE_RELAY_SECONDS = env_int("EDGE_RELAY_SECONDS", 5, minimum=1)
+EDGE_RELAY_AFTER_SECONDS = env_int("EDGE_RELAY_AFTER_SECONDS", 10, minimum=1)
+
+# --- Scheduled publication of drafts (docs/decisions/publishing.md, "Publishing on time") -------
+# Each schedule sends an ETA message; beat's sweep runs this often and publishes the open drafts
+# whose time passed that no message published (a worker stopped across the time, a lost message):
+# a draft goes out at most this long (and a worker's pick-up) after its time.
+DRAFTS_SWEEP_SECONDS = env_int("DRAFTS_SWEEP_SECONDS", 30, minimum=1)
 
 # Redis in production (a database number of its own, not the cache's: a cache clear would empty
 # the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
@@ -462,10 +523,27 @@ CELERY_TASK_IGNORE_RESULT = True
 # idle worker could be sending.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery's soft shutdown: a worker told to stop (SIGTERM with REMAP_SIGTERM=SIGQUIT, as `make run`
+# and the systemd unit start it; SIGQUIT otherwise) gives the deliveries in hand this long, then
+# cuts them short and hands their messages back: a stop takes seconds, and a cut delivery is sent
+# again (docs/decisions/clean-stops.md).
+CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(env_int("CELERY_SOFT_SHUTDOWN_SECONDS", 3, minimum=0))
 CELERY_BEAT_SCHEDULE = {
     "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
     "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
+    "drafts-sweep": {"task": "drafts.sweep_scheduled", "schedule": float(DRAFTS_SWEEP_SECONDS)},
 }
+if not REDIS_URL:
+    # Expiry of the database store, off the request path (Redis expires its keys itself).
+    CELERY_BEAT_SCHEDULE["store-cull"] = {
+        "task": "core.cull_store",
+        "schedule": float(env_int("STORE_CULL_SECONDS", 60, minimum=1)),
+    }
+if EDGE_PURGE_URLS:
+    CELERY_BEAT_SCHEDULE["edge-relay"] = {
+        "task": "core.relay_edge_purges",
+        "schedule": float(EDGE_RELAY_SECONDS),
+    }
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME") or str(
     BASE_DIR / ".celery-beat-schedule"
 )

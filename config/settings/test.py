@@ -7,7 +7,7 @@ import os
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-use-0123456789")
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DATABASES, REDIS_URL
+from config.settings.base import DATABASES
 from core.env import env_str
 
 ALLOWED_HOSTS = ["testserver", "127.0.0.1", "localhost"]
@@ -27,11 +27,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 if "replica" in DATABASES:
     # No test database of its own: the replica alias reads the test database (Django's mirror).
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
-if not REDIS_URL:
-    # Memory is enough for one process and keeps the suite fast (counted for the metrics, as
-    # production's caches are); the database cache that production uses without Redis is
-    # tested on real gunicorn servers (tests/reliability).
-    CACHES = {"default": {"BACKEND": "core.metrics.cache.LocMemCache"}}
 # No broker server in the unit tests: what the services hand over after a commit stays in this
 # process (the tests call the delivery task's function themselves); the worker and broker are
 # tested as real processes in tests/reliability.

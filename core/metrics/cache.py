@@ -1,15 +1,13 @@
 """The cache backends the service uses, each counting its calls for the request being served;
 nothing changed but the count. A call is one call of Django's cache API as the code made it: a
-backend's calls into its own API (DatabaseCache.get goes through get_many) are not counted again.
+backend's calls into its own API (DatabaseStore.get goes through get_many) are not counted again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import django_redis.cache
-from django.core.cache.backends import db, locmem
-
+from core import store
 from core.metrics.instruments import current_request
 
 OPERATIONS = (
@@ -26,6 +24,7 @@ OPERATIONS = (
     "set_many",
     "delete_many",
     "clear",
+    "count_hits",
     "incr_version",
     "decr_version",
 )
@@ -56,13 +55,9 @@ for _operation in OPERATIONS:
     setattr(CountedCache, _operation, _counted(_operation))
 
 
-class DatabaseCache(CountedCache, db.DatabaseCache):
+class DatabaseStore(CountedCache, store.DatabaseStore):
     pass
 
 
-class LocMemCache(CountedCache, locmem.LocMemCache):
-    pass
-
-
-class RedisCache(CountedCache, django_redis.cache.RedisCache):
+class RedisCache(CountedCache, store.RedisStore):
     pass

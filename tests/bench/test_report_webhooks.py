@@ -4,20 +4,7 @@ from __future__ import annotations
 
 from bench import report
 from bench.workloads import article_post, article_put
-
-
-def measured(workload, rps: float, cpu_ms: float):
-    workload.rounds = [
-        {
-            "rps": rps,
-            "p50_ms": 10.0,
-            "p99_ms": 20.0,
-            "errors": 0,
-            "statuses": {200: 10},
-            "cpu_ms_per_request": cpu_ms,
-        }
-    ]
-    return workload
+from tests.bench import measured
 
 
 def test_the_rows_with_a_subscription_are_compared_with_the_same_write_without():

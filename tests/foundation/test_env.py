@@ -128,12 +128,13 @@ def test_production_settings_refuse_to_start_without_a_secret_key(code):
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
 
 
-def test_make_serve_refuses_to_start_without_a_secret_key():
+@pytest.mark.parametrize("target", ["serve", "serve-edge"])
+def test_make_serve_refuses_to_start_without_a_secret_key(target):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     result = subprocess.run(
         # -o: take the virtualenv as installed; this test must not install anything.
-        ["make", "-s", "-C", str(ROOT), "-o", ".venv/.installed", "serve"],
+        ["make", "-s", "-C", str(ROOT), "-o", ".venv/.installed", target],
         env={"PATH": os.environ["PATH"]},
         capture_output=True,
         text=True,
@@ -141,4 +142,25 @@ def test_make_serve_refuses_to_start_without_a_secret_key():
         check=False,
     )
     assert result.returncode != 0
-    assert "make serve: set SECRET_KEY first" in result.stderr
+    assert f"make {target}: set SECRET_KEY first" in result.stderr
+
+
+def test_make_serve_edge_without_varnish_says_how_to_install_it():
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    result = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "-o", ".venv/.installed", "serve-edge"],
+        env={
+            "PATH": os.environ["PATH"],
+            "SECRET_KEY": "x" * 50,
+            "VARNISHD": "/nonexistent/varnishd",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "make serve-edge: varnishd is missing: apt-get install varnish varnish-modules" in (
+        result.stderr
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from articles import services as article_services
+from tests.support.queries import content_queries
 
 BLOG = "query ($id: ID!) { blog(id: $id) { id title description } }"
 ARTICLE = """query ($blogId: ID!, $id: ID!) {
@@ -53,6 +54,6 @@ def test_unknown_blogs_are_null(gql, db, blog_id):
     assert gql.data(BLOG, {"id": blog_id}) == {"blog": None}
 
 
-def test_an_article_and_its_blog_take_two_queries(gql, blog, article, django_assert_num_queries):
-    with django_assert_num_queries(2):
+def test_an_article_and_its_blog_take_two_queries(gql, blog, article):
+    with content_queries(2):
         gql.data(ARTICLE, {"blogId": blog.pk, "id": article.pk})

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
+from tests.support.queries import content_queries
+
 pytestmark = pytest.mark.usefixtures("starwars", "fresh_catalogue")
 
 # The revision, then films, planets, people (with their homeworld), and the three link tables.
@@ -85,32 +87,28 @@ DOCUMENTS: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)
-def test_building_the_catalogue_costs_the_same_queries_for_any_document(
-    gql, name, django_assert_num_queries
-):
+def test_building_the_catalogue_costs_the_same_queries_for_any_document(gql, name):
     # fresh_catalogue emptied the process's catalogue: this request builds it.
     document, check = DOCUMENTS[name]
-    with django_assert_num_queries(BUILD_QUERIES):
+    with content_queries(BUILD_QUERIES):
         check(gql.data(document))
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)
 @override_settings(GRAPHQL_STARWARS_REVALIDATE_SECONDS=3600)
-def test_a_current_catalogue_answers_any_document_without_a_query(
-    gql, name, django_assert_num_queries
-):
+def test_a_current_catalogue_answers_any_document_without_a_query(gql, name):
     gql.data(SHALLOW)
     document, check = DOCUMENTS[name]
-    with django_assert_num_queries(0):
+    with content_queries(0):
         check(gql.data(document))
 
 
 @pytest.mark.parametrize("name", DOCUMENTS)
 @override_settings(GRAPHQL_STARWARS_REVALIDATE_SECONDS=0)
-def test_revalidating_on_every_request_costs_one_query(gql, name, django_assert_num_queries):
+def test_revalidating_on_every_request_costs_one_query(gql, name):
     gql.data(SHALLOW)
     document, check = DOCUMENTS[name]
-    with django_assert_num_queries(1):
+    with content_queries(1):
         check(gql.data(document))
 
 
@@ -119,13 +117,11 @@ FAN_OUT = """{ allFilms { characters { films { characters { films { characters {
 
 
 @override_settings(GRAPHQL_TIME_BUDGET_MS=300)
-def test_a_fanning_out_document_reads_the_data_once_and_stops_at_the_time_budget(
-    gql, django_assert_num_queries
-):
+def test_a_fanning_out_document_reads_the_data_once_and_stops_at_the_time_budget(gql):
     # Written out, the answer would hold tens of millions of names. The data is read once
     # (the catalogue); building the answer runs into the time budget, which stops it with one
     # error instead of exhausting the worker.
-    with django_assert_num_queries(BUILD_QUERIES):
+    with content_queries(BUILD_QUERIES):
         response = gql.post(FAN_OUT)
     assert response.status_code == 200
     body = response.json()

@@ -110,6 +110,7 @@ def test_blogs_and_articles_are_read_only_views_of_the_rest_data(gql):
         "title": "String",
         "description": "String",
         "articles": "ArticlePage",
+        "tags": "[Tag]",
     }
     article = {
         name: type_string(field["type"]) for name, field in introspect(gql, "Article").items()
@@ -118,7 +119,13 @@ def test_blogs_and_articles_are_read_only_views_of_the_rest_data(gql):
         "id": "ID",
         "title": "String",
         "content": "String",
+        "contentHtml": "String",
+        "excerpt": "String",
         "blog": "Blog",
+        "slug": "String",
+        "publishedAt": "DateTime",
+        "tags": "[String]",
+        "contentFormat": "String",
         "revisions": "[Revision]",
     }
     revision = {

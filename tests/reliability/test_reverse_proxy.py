@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import re
 import socket
 import threading
 import time
 from collections.abc import Iterator
-from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from articles import services
+from tests.support.admin import EDITOR_PASSWORD, AdminBrowser
 from tests.support.load import API, post_chunked, write_headers
 from tests.support.nginx import INSTALL, Nginx, nginx_binary
 from tests.support.servers import http_request
@@ -161,62 +159,6 @@ def test_behind_nginx_hostile_searches_are_pages_or_400s_and_log_no_fault(behind
 # Two clients on one machine: loopback is all of 127.0.0.0/8, so a socket bound to 127.0.0.2
 # reaches nginx from another address than one bound to 127.0.0.1.
 FIRST_CLIENT, SECOND_CLIENT = "127.0.0.1", "127.0.0.2"
-LOGIN = "/admin/login/"
-EDITOR_PASSWORD = "editor-password"
-_CSRF_FIELD = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-@pytest.fixture
-def staff_editor(editor, collected_static):
-    """`editor`, with a password hash the servers check: they run production's hashers, and
-    the test settings' MD5 is not among them."""
-    editor.password = PBKDF2PasswordHasher().encode(EDITOR_PASSWORD, "servers", iterations=1000)
-    editor.save(update_fields=["password"])
-    return editor
-
-
-class AdminBrowser:
-    """A browser at one source address: it keeps its cookies and fills in the login form."""
-
-    def __init__(self, port: int, address: str) -> None:
-        self.port, self.address = port, address
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, body: str = "", headers: dict | None = None):
-        connection = http.client.HTTPConnection(
-            "127.0.0.1", self.port, timeout=10, source_address=(self.address, 0)
-        )
-        headers = dict(headers or {})
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        try:
-            connection.request(method, path, body=body or None, headers=headers)
-            reply = connection.getresponse()
-            content = reply.read()
-        finally:
-            connection.close()
-        for cookie in reply.headers.get_all("Set-Cookie") or []:
-            name, _, rest = cookie.partition("=")
-            self.cookies[name] = rest.split(";", 1)[0]
-        return reply.status, content
-
-    def log_in(self, username: str, password: str, headers: dict | None = None) -> int:
-        """The status of the form's POST: 302 logged in, 200 the form again, 429 locked out."""
-        self.cookies.clear()
-        status, page = self.request("GET", LOGIN, headers=headers)
-        assert status == 200, page[:300]
-        token = _CSRF_FIELD.search(page).group(1).decode()
-        form = urlencode(
-            {"csrfmiddlewaretoken": token, "username": username, "password": password}
-            | {"next": "/admin/"}
-        )
-        status, _ = self.request(
-            "POST",
-            LOGIN,
-            form,
-            {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})},
-        )
-        return status
 
 
 def test_behind_nginx_a_lockout_locks_out_the_guessing_client_only(behind_nginx, staff_editor):

@@ -136,3 +136,32 @@ def test_two_hundred_concurrent_posts_through_both_servers_all_land_once(
     blog.refresh_from_db()
     live = Article.objects.filter(blog=blog, deleted_at__isnull=True).count()
     assert blog.article_count == live == processes * per_process
+
+
+def test_a_revoked_token_stops_at_once_on_every_server_that_remembered_it(
+    start_server, blog, alice, token_for
+):
+    """The token check remembers a token in the shared store (blogs.tokens): both servers wrote
+    with it a moment ago; revoked by the operator's command, or its user deactivated, it is
+    refused by both at the next request, not when their memory of it ends."""
+    from django.core.management import call_command
+
+    from blogs.models import AccessToken
+
+    servers = [start_server(TOKEN_CACHE_SECONDS="600"), start_server(TOKEN_CACHE_SECONDS="600")]
+    path = f"{API}/blogs/{blog.pk}/articles"
+
+    def post(server, token):
+        return server.request("POST", path, body={"title": "t"}, headers=write_headers(token))
+
+    revoked, deactivated = token_for(alice, name="revoked"), token_for(alice, name="kept")
+    for server in servers:
+        assert [post(server, revoked).status, post(server, revoked).status] == [201, 201]
+    call_command("revoke_token", AccessToken.objects.get(name="revoked").prefix)
+    for server in servers:
+        refused = post(server, revoked)
+        assert refused.status == 401 and is_problem(refused)
+        assert post(server, deactivated).status == 201
+    alice.is_active = False
+    alice.save()
+    assert [post(server, deactivated).status for server in servers] == [401, 401]

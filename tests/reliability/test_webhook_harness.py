@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import socket
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.support.processes import group_members
 from tests.support.servers import http_request
 from tests.support.webhooks import Hold, Receiver, RedisServer, peer_closed
 
@@ -93,19 +93,6 @@ def test_the_broker_stops_and_comes_back_on_the_same_port_empty(broker: RedisSer
     assert client.get("queued") is None
 
 
-def group_members(group: int) -> list[int]:
-    """Live processes of a process group, read from /proc (Linux); zombies left out."""
-    members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[2]) == group and fields[0] != "Z":  # fields: state, ppid, pgrp, ...
-            members.append(int(stat.parent.name))
-    return members
-
-
 @pytest.mark.servers
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
@@ -114,7 +101,7 @@ def test_a_worker_is_killed_with_its_pool_and_starts_again(start_celery):
     group = worker.process.pid
     assert len(group_members(group)) >= 3  # the main process and its two pool processes
     worker.kill()
-    assert group_members(group) == []
+    assert group_members(group) == set()
     worker.start()
     assert worker.process.poll() is None
     assert len(group_members(worker.process.pid)) >= 3

@@ -83,6 +83,9 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/feed",
         "/blogs/{blog_id}/articles",
         "/blogs/{blog_id}/articles/{article_id}",
+        "/blogs/{blog_id}/articles/by-slug/{slug}",
+        "/blogs/{blog_id}/tags",
+        "/blogs/{blog_id}/tags/{tag_slug}",
         "/blogs/{blog_id}/articles/{article_id}/comments",
         "/blogs/{blog_id}/articles/{article_id}/comments/{comment_id}",
         "/blogs/{blog_id}/webhooks",
@@ -93,6 +96,12 @@ def test_the_schema_describes_the_canonical_paths_once_under_its_server_url(api,
         "/blogs/{blog_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
         "/blogs/{blog_id}/articles/{article_id}/revisions",
         "/blogs/{blog_id}/articles/{article_id}/revisions/{revision}",
+        "/blogs/{blog_id}/drafts",
+        "/blogs/{blog_id}/drafts/{draft_id}",
+        "/blogs/{blog_id}/drafts/{draft_id}/publish",
+        "/blogs/{blog_id}/drafts/{draft_id}/preview",
+        "/blogs/{blog_id}/articles/{article_id}/drafts",
+        "/previews/{token}",
     }
 
 
@@ -176,7 +185,7 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
     blog_doc = body(api.get(URITemplate(blog_link["href"]).expand(id=blog.pk)))
     follow(blog_doc)
     articles_template = URITemplate(blog_doc["_links"]["doc:articles"]["href"])
-    assert set(articles_template.variable_names) == {"pageIndex", "pageSize", "q", "sort"}
+    assert set(articles_template.variable_names) == {"pageIndex", "pageSize", "q", "sort", "tag"}
 
     url = articles_template.expand(pageSize=5)
     titles, pages = [], 0
@@ -206,7 +215,9 @@ def test_a_hal_client_walks_from_the_root_to_every_article(api, blog, other_blog
         "doc:comments",
         "doc:article",
         "doc:webhooks",
+        "doc:drafts",
         "doc:revisions",
+        "doc:tags",
     }
 
 

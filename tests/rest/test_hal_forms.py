@@ -344,6 +344,13 @@ def test_ketting_creates_and_replaces_an_article_from_the_templates(live_server,
         "id": article.pk,
         "title": "Replaced from the template",
         "content": "Draft",
+        "contentHtml": "<p>Draft</p>",
+        "excerpt": "Draft",
+        # The slug was made from the first title; a PUT without one keeps it.
+        "slug": "written-from-the-template",
+        "publishedAt": article.published_at.isoformat().replace("+00:00", "Z"),
+        "tags": [],
+        "contentFormat": "text",
     }
     assert (article.title, article.content, article.version) == (
         "Replaced from the template",

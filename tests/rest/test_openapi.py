@@ -30,6 +30,7 @@ from articles.api.views import comments as comment_views
 from articles.api.views import revisions as revision_views
 from blogs import services as blog_services
 from blogs.models import Blog
+from drafts import services as draft_services
 from webhooks import services as webhook_services
 from webhooks.models import Delivery
 
@@ -71,6 +72,9 @@ OPERATION_IDS = [
     "articles_search",
     "article_create",
     "article_read",
+    "article_by_slug",
+    "tags_list",
+    "tag_read",
     "article_replace",
     "article_delete",
     "comments_list",
@@ -88,6 +92,16 @@ OPERATION_IDS = [
     "webhook_redeliver",
     "revisions_list",
     "revision_read",
+    "drafts_list",
+    "draft_create",
+    "draft_from_article",
+    "draft_read",
+    "draft_replace",
+    "draft_delete",
+    "draft_publish",
+    "draft_unschedule",
+    "draft_preview_link",
+    "draft_preview",
 ]
 
 
@@ -123,8 +137,9 @@ def test_reads_say_they_need_no_token_and_writes_name_the_token(document):
     scheme = document["components"]["securitySchemes"]["accessToken"]
     assert (scheme["type"], scheme["in"], scheme["name"]) == ("apiKey", "header", "X-Access-Token")
     for method, path, operation in operations(document):
-        # A blog's webhooks are its authors' business: reading them needs the token too.
-        public = method == "get" and "/webhooks" not in path
+        # A blog's webhooks and drafts are its authors' business: reading them needs the token
+        # too (a draft's preview link is the one way to a draft without it).
+        public = method == "get" and "/webhooks" not in path and "/drafts" not in path
         expected = [] if public else [{"accessToken": []}]
         assert operation["security"] == expected, (method, path)
 
@@ -173,18 +188,41 @@ class World:
     def place(self, name: str) -> dict[str, int]:
         if name == "missing":
             return dict.fromkeys(
-                ("blog_id", "article_id", "comment_id", "webhook_id", "delivery_id", "revision"),
+                (
+                    "blog_id",
+                    "article_id",
+                    "comment_id",
+                    "webhook_id",
+                    "delivery_id",
+                    "revision",
+                    "draft_id",
+                ),
                 999_999,
-            )
+            ) | {"token": "not-a-preview-token", "slug": "no-such-slug", "tag_slug": "no-such-tag"}
         blog = Blog.objects.create(title="Alice's blog", description="Notes")
         blog.authors.add(self.author)
         webhook, _ = webhook_services.subscription_create(
             blog=blog, url="https://hooks.example/in", events=["*"]
         )
-        article = article_services.article_create(blog=blog, title="Post", content="Text")
+        article = article_services.article_create(
+            blog=blog, title="Post", content="Text", tags=["News"]
+        )
         comment = article_services.comment_create(article=article, author=self.author, text="Hi")
         # Revision 1 of the article: the state this replace replaced.
         article = article_services.article_replace(article=article, title="Post", content="Text")
+        # A draft of a new article; of the article itself in "draft-of-article", whose
+        # article then changes in "article-changed"; deleted in "draft-gone".
+        if name in ("draft-of-article", "article-changed"):
+            draft = draft_services.draft_from_article(article=article)
+            if name == "article-changed":
+                article = article_services.article_replace(article=article, title="Changed")
+            name = "live"
+        else:
+            draft = draft_services.draft_create(blog=blog, title="Draft", content="Text")
+        token, _ = draft_services.preview_token(draft)
+        if name == "draft-gone":
+            draft_services.draft_delete(draft=draft)
+            name = "live"
         if name == "deleted":
             article_services.article_delete(article=article)
         elif name == "locked":
@@ -204,6 +242,10 @@ class World:
             "webhook_id": webhook.pk,
             "delivery_id": delivery.pk,
             "revision": 1,
+            "draft_id": draft.pk,
+            "token": token,
+            "slug": article.slug,
+            "tag_slug": "news",
         }
 
 
@@ -218,6 +260,9 @@ BODIES = {
     "comment_create": {"text": "Well said"},
     "webhook_create": {"url": "https://hooks.example/new", "events": ["article.created"]},
     "webhook_update": {"active": False},
+    "draft_create": {"title": "New draft"},
+    "draft_replace": {"title": "Replaced draft"},
+    "draft_publish": {},
 }
 
 
@@ -252,7 +297,7 @@ def send(
     elif change == "prefer-representation":
         headers["Prefer"] = "return=representation"
     elif change == "current-etag":
-        headers["If-None-Match"] = api.get(url)["ETag"]
+        headers["If-None-Match"] = api.get(url, headers=headers)["ETag"]
     elif change == "bad-page":
         url += ("&" if "?" in url else "?") + "pageSize=0"
     elif change == "malformed-json":
@@ -271,6 +316,16 @@ def send(
         headers["Host"] = "elsewhere.example"
     elif change == "maintenance":
         settings.MAINTENANCE_MODE = True
+    elif change == "schedule":
+        payload = {"publishAt": "2999-01-01T09:00:00+01:00"}
+    elif change == "too-large-schedule":
+        # `{}` is within any limit: a schedule's body is not.
+        payload = {"publishAt": "2999-01-01T09:00:00+01:00"}
+        settings.MAX_BODY_BYTES = 8
+    elif change == "past-time":
+        payload = {"publishAt": "2000-01-01T09:00:00Z"}
+    elif change == "expired-link":
+        settings.PREVIEW_LINK_HOURS = -1  # every link is past its time
     elif change == "webhooks-full":
         settings.WEBHOOK_MAX_PER_BLOG = 1  # the place's one webhook fills the blog
     elif change == "rate-limited":
@@ -312,6 +367,15 @@ SCENARIOS = [
     ("articles_search", 200, "live"),
     ("articles_search", 304, "live:current-etag"),
     ("articles_search", 400, "live:bad-page"),
+    ("article_by_slug", 308, "live"),
+    ("tags_list", 200, "live"),
+    ("tags_list", 304, "live:current-etag"),
+    ("tags_list", 400, "live:bad-page"),
+    ("tags_list", 404, "missing"),
+    ("tag_read", 200, "live"),
+    ("tag_read", 304, "live:current-etag"),
+    ("tag_read", 404, "missing"),
+    ("article_by_slug", 404, "missing"),
     ("article_create", 201, "live"),
     ("article_create", 201, "live:hal-forms"),
     ("article_create", 400, "live:malformed-json"),
@@ -432,6 +496,83 @@ SCENARIOS = [
     ("revision_read", 304, "live:current-etag"),
     ("revision_read", 404, "missing"),
     ("revision_read", 410, "deleted"),
+    ("drafts_list", 200, "live"),
+    ("drafts_list", 200, "live:hal-forms"),
+    ("drafts_list", 400, "live:bad-page"),
+    ("drafts_list", 401, "live:no-token"),
+    ("drafts_list", 403, "live:bob"),
+    ("drafts_list", 404, "missing"),
+    ("draft_create", 201, "live"),
+    ("draft_create", 400, "live:malformed-json"),
+    ("draft_create", 401, "live:no-token"),
+    ("draft_create", 403, "live:bob"),
+    ("draft_create", 404, "missing"),
+    ("draft_create", 409, "archived"),
+    ("draft_create", 413, "live:too-large"),
+    ("draft_create", 415, "live:text-body"),
+    ("draft_create", 422, "live:missing-field"),
+    ("draft_from_article", 201, "live"),
+    ("draft_from_article", 401, "live:no-token"),
+    ("draft_from_article", 403, "live:bob"),
+    ("draft_from_article", 404, "missing"),
+    ("draft_from_article", 409, "archived"),
+    ("draft_from_article", 410, "deleted"),
+    ("draft_read", 200, "live"),
+    ("draft_read", 200, "live:hal-forms"),
+    ("draft_read", 200, "draft-of-article"),
+    ("draft_read", 304, "live:current-etag"),
+    ("draft_read", 401, "live:no-token"),
+    ("draft_read", 403, "live:bob"),
+    ("draft_read", 404, "missing"),
+    ("draft_read", 410, "draft-gone"),
+    ("draft_replace", 200, "live"),
+    ("draft_replace", 400, "live:malformed-json"),
+    ("draft_replace", 401, "live:no-token"),
+    ("draft_replace", 403, "live:bob"),
+    ("draft_replace", 404, "missing"),
+    ("draft_replace", 409, "archived"),
+    ("draft_replace", 410, "draft-gone"),
+    ("draft_replace", 412, "live:stale-if-match"),
+    ("draft_replace", 413, "live:too-large"),
+    ("draft_replace", 415, "live:text-body"),
+    ("draft_replace", 422, "live:missing-field"),
+    ("draft_delete", 204, "live"),
+    ("draft_delete", 401, "live:no-token"),
+    ("draft_delete", 403, "live:bob"),
+    ("draft_delete", 404, "missing"),
+    ("draft_delete", 409, "archived"),
+    ("draft_delete", 410, "draft-gone"),
+    ("draft_delete", 412, "live:stale-if-match"),
+    ("draft_publish", 201, "live"),
+    ("draft_publish", 200, "draft-of-article"),
+    ("draft_publish", 202, "live:schedule"),
+    ("draft_publish", 400, "live:malformed-json"),
+    ("draft_publish", 401, "live:no-token"),
+    ("draft_publish", 403, "live:bob"),
+    ("draft_publish", 404, "missing"),
+    ("draft_publish", 409, "article-changed"),
+    ("draft_publish", 409, "archived"),
+    ("draft_publish", 410, "draft-gone"),
+    ("draft_publish", 412, "live:stale-if-match"),
+    ("draft_publish", 413, "live:too-large-schedule"),
+    ("draft_publish", 415, "live:text-body"),
+    ("draft_publish", 422, "live:past-time"),
+    ("draft_unschedule", 204, "live"),
+    ("draft_unschedule", 401, "live:no-token"),
+    ("draft_unschedule", 403, "live:bob"),
+    ("draft_unschedule", 404, "missing"),
+    ("draft_unschedule", 409, "archived"),
+    ("draft_unschedule", 410, "draft-gone"),
+    ("draft_unschedule", 412, "live:stale-if-match"),
+    ("draft_preview_link", 201, "live"),
+    ("draft_preview_link", 401, "live:no-token"),
+    ("draft_preview_link", 403, "live:bob"),
+    ("draft_preview_link", 404, "missing"),
+    ("draft_preview_link", 410, "draft-gone"),
+    ("draft_preview", 200, "live"),
+    ("draft_preview", 404, "missing"),
+    ("draft_preview", 404, "draft-gone"),
+    ("draft_preview", 410, "live:expired-link"),
 ]
 # What any operation answers.
 ANY_OPERATION = [

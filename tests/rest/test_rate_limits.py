@@ -39,6 +39,23 @@ def test_reads_over_the_limit_get_429_with_retry_after_and_ratelimit_headers(
     assert match and int(match.group(1)) == int(refused["Retry-After"])
 
 
+def test_services_with_other_limits_sharing_the_store_keep_their_own_counts(
+    api, blog, small_limits, settings
+):
+    # The counter's key names the limit (issue 26): a service at 5/min beside one at 3/min on the
+    # same store does not count the other's reads, nor stop its clients at the other's limit.
+    url = f"{API}/blogs/{blog.pk}"
+    for _ in range(3):
+        api.get(url)
+    assert api.get(url).status_code == 429
+
+    settings.RATE_LIMIT_READ = "5/min"
+    other = api.get(url)
+
+    assert other.status_code == 200
+    assert other["RateLimit"].startswith('"read";r=4;')
+
+
 def test_read_limits_are_per_client_address(api, blog, small_limits):
     url = f"{API}/blogs/{blog.pk}"
     for _ in range(3):

@@ -29,7 +29,7 @@ def test_api_root_links_to_the_blogs_and_a_templated_blog(api, db):
         "doc:blogs": {"href": f"{ORIGIN}{API}/blogs{{?pageIndex,pageSize}}", "templated": True},
         "doc:blog": {"href": f"{ORIGIN}{API}/blogs/{{id}}", "templated": True},
         "doc:search": {
-            "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}",
+            "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort,tag}}",
             "templated": True,
         },
     }
@@ -47,7 +47,7 @@ def test_blog_has_its_fields_and_a_templated_articles_link(api, blog):
             "curies": CURIES,
             "self": {"href": f"{ORIGIN}{API}/blogs/{blog.pk}"},
             "doc:articles": {
-                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort}}",
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort,tag}}",
                 "templated": True,
             },
             "alternate": {
@@ -57,6 +57,14 @@ def test_blog_has_its_fields_and_a_templated_articles_link(api, blog):
             },
             "doc:webhooks": {
                 "href": f"{ORIGIN}{API}/blogs/{blog.pk}/webhooks{{?pageIndex,pageSize}}",
+                "templated": True,
+            },
+            "doc:drafts": {
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/drafts{{?pageIndex,pageSize}}",
+                "templated": True,
+            },
+            "doc:tags": {
+                "href": f"{ORIGIN}{API}/blogs/{blog.pk}/tags{{?pageIndex,pageSize}}",
                 "templated": True,
             },
         },
@@ -72,6 +80,13 @@ def test_article_links_to_itself_its_blog_with_title_and_its_comments(api, artic
         "id": article.pk,
         "title": "First post",
         "content": "Hello",
+        "contentHtml": "<p>Hello</p>",
+        "excerpt": "Hello",
+        # Issue 29: the readable name, when it was published, its tags and its content's format.
+        "slug": "first-post",
+        "publishedAt": article.published_at.isoformat().replace("+00:00", "Z"),
+        "tags": [],
+        "contentFormat": "text",
         "_links": {
             "curies": CURIES,
             "self": {"href": f"{base}/articles/{article.pk}"},

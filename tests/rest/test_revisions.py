@@ -13,6 +13,7 @@ from articles.models import Article, ArticleRevision
 from blogs import services as blog_services
 from tests.rest.conftest import API, body
 from tests.rest.test_writes import written_statements
+from tests.support.queries import content_queries
 
 ORIGIN = "http://testserver"
 
@@ -233,13 +234,11 @@ def test_the_oldest_revisions_beyond_the_bound_are_pruned(api, article, alice_to
 
 
 @override_settings(ARTICLE_REVISIONS_KEPT=3)
-def test_the_prune_runs_only_once_past_the_bound(
-    api, article, alice_token, django_assert_max_num_queries
-):
+def test_the_prune_runs_only_once_past_the_bound(api, article, alice_token):
     statements = []
     for number in range(2, 6):
         etag = api.get(article_url(article))["ETag"]
-        with django_assert_max_num_queries(20) as captured:
+        with content_queries(at_most=20) as captured:
             put(api, article, alice_token, {"title": f"Title {number}"}, etag=etag)
         statements.append(written_statements(captured.captured_queries)[-1])
     # Versions 1, 2, 3 are kept without a DELETE; replacing version 4 drops version 1.
@@ -247,15 +246,13 @@ def test_the_prune_runs_only_once_past_the_bound(
     assert sorted(ArticleRevision.objects.values_list("version", flat=True)) == [2, 3, 4]
 
 
-def test_the_revisions_page_costs_the_same_for_many_revisions(
-    api, article, alice_token, django_assert_max_num_queries
-):
+def test_the_revisions_page_costs_the_same_for_many_revisions(api, article, alice_token):
     put(api, article, alice_token, {"title": "Second"})
-    with django_assert_max_num_queries(10) as one:
+    with content_queries(at_most=10) as one:
         api.get(revisions_url(article))
     for number in range(3, 9):
         put(api, article, alice_token, {"title": f"Title {number}"})
-    with django_assert_max_num_queries(10) as many:
+    with content_queries(at_most=10) as many:
         response = api.get(revisions_url(article))
     assert len(body(response)["_embedded"]) == 7
     assert len(many.captured_queries) == len(one.captured_queries)

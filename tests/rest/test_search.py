@@ -7,13 +7,13 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
+from django.db import connection, transaction
 from django.utils import timezone
 
 from articles import services
 from articles.models import Article
 from tests.rest.conftest import API, body, is_postgres
+from tests.support.queries import ContentQueries
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def titles(response) -> list[str]:
     return [article["title"] for article in body(response)["_embedded"]]
 
 
-def statements(queries: CaptureQueriesContext) -> list[str]:
+def statements(queries: ContentQueries) -> list[str]:
     """The statements of a request; not the savepoints around the search's time budget, which
     exist because the test runs inside a transaction (a request outside one has none)."""
     return [q["sql"] for q in queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))]
@@ -128,9 +128,9 @@ def test_the_blog_and_the_root_declare_q_and_sort_in_their_templates(api, blog):
     blog_links = body(api.get(f"{API}/blogs/{blog.pk}"))["_links"]
     root_links = body(api.get(f"{API}/"))["_links"]
 
-    assert blog_links["doc:articles"]["href"].endswith("/articles{?pageIndex,pageSize,q,sort}")
+    assert blog_links["doc:articles"]["href"].endswith("/articles{?pageIndex,pageSize,q,sort,tag}")
     assert root_links["doc:search"] == {
-        "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}",
+        "href": f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort,tag}}",
         "templated": True,
     }
 
@@ -156,22 +156,24 @@ def test_a_q_of_200_characters_is_accepted(api, blog):
     assert api.get(f"{API}/blogs/{blog.pk}/articles", {"q": "x" * 200}).status_code == 200
 
 
-def test_a_search_costs_two_queries_whatever_the_page_size(api, blog):
+def test_a_search_costs_the_same_queries_whatever_the_page_size(api, blog):
     for n in range(30):
         write(blog, f"Note {n}", "common words")
 
     for size in (5, 30):
-        with CaptureQueriesContext(connection) as queries:
+        with ContentQueries(connection) as queries:
             response = api.get(f"{API}/blogs/{blog.pk}/articles?q=common&pageSize={size}")
         assert len(titles(response)) == size
-        # The blog; the page with the number of matches (COUNT(*) OVER ()); on PostgreSQL the
-        # search's time budget before it.
-        assert len(statements(queries)) == 2 + is_postgres(), statements(queries)
-    # Past the end no row carries the number: it is counted apart.
-    with CaptureQueriesContext(connection) as queries:
+        # The blog; on SQLite the page with the number of matches (COUNT(*) OVER ()); on
+        # PostgreSQL the search's time budget, the ranking (the number and the first ids) and
+        # the page's rows by id.
+        assert len(statements(queries)) == (4 if is_postgres() else 2), statements(queries)
+    # Past the end no row carries the number: SQLite counts it apart; PostgreSQL has it from the
+    # ranking and reads no row.
+    with ContentQueries(connection) as queries:
         document = body(api.get(f"{API}/blogs/{blog.pk}/articles?q=common&pageIndex=9"))
     assert (document["_embedded"], document["totalArticles"], document["totalPages"]) == ([], 30, 3)
-    assert len(statements(queries)) == 3 + is_postgres()
+    assert len(statements(queries)) == 3, statements(queries)
 
 
 def test_a_search_page_is_304_until_the_blog_changes(api, blog, garden):
@@ -383,7 +385,7 @@ def test_a_sorted_page_is_cached_apart_from_the_default_one_and_renewed_by_write
     assert titles(api.get(url + "?sort=-title"))[0] == "Winter garden"
     assert titles(api.get(url))[0] == "Tomatoes in the garden"
 
-    with CaptureQueriesContext(connection) as queries:
+    with ContentQueries(connection) as queries:
         assert titles(api.get(url + "?sort=-title"))[0] == "Winter garden"
     assert len(queries) == 0  # from the representation cache
 
@@ -445,12 +447,12 @@ def test_the_search_across_blogs_costs_the_same_few_queries_for_many_blogs(api, 
     for n in range(12):
         write(Blog.objects.create(title=f"Blog {n}"), f"Apples {n}")
 
-    with CaptureQueriesContext(connection) as queries:
+    with ContentQueries(connection) as queries:
         response = api.get(f"{API}/articles?q=apples&pageSize=12")
     assert len(titles(response)) == 12
-    # The blogs' state (ETag); the page with its blogs joined and the number of matches (and
-    # the time budget on PostgreSQL).
-    assert len(statements(queries)) == 2 + is_postgres(), statements(queries)
+    # The blogs' state (ETag); the page with its blogs joined and the number of matches; on
+    # PostgreSQL the time budget, the ranking, then the page's rows with their blogs joined.
+    assert len(statements(queries)) == (4 if is_postgres() else 2), statements(queries)
 
 
 # --- PostgreSQL: full-text search ---------------------------------------------------------------
@@ -497,7 +499,7 @@ def test_postgresql_serves_a_search_from_the_gin_index(api, blog):
         cursor.execute("SELECT gin_clean_pending_list('article_search_idx')")
         cursor.execute("ANALYZE articles_article")
 
-    with CaptureQueriesContext(connection) as queries:
+    with ContentQueries(connection) as queries:
         assert titles(api.get(f"{API}/blogs/{blog.pk}/articles?q=quince")) == ["Quince"]
         assert titles(api.get(f"{API}/articles?q=quince")) == ["Quince"]
     searches = [q["sql"] for q in queries if "websearch_to_tsquery" in q["sql"]]
@@ -539,6 +541,246 @@ def test_the_search_column_and_index_exist_on_postgresql_only():
     assert ("article_search_idx" in indexes) == is_postgres()
 
 
+# --- broad searches: ranked once per state of the articles (issue 27) --------------------------
+
+
+def rankings(queries: ContentQueries) -> list[str]:
+    """The statements that searched (ranked, counted): every other one reads rows by id."""
+    return [q["sql"] for q in queries if "websearch_to_tsquery" in q["sql"]]
+
+
+def searched(api, url: str) -> tuple[dict, list[str]]:
+    """The page at `url` and the statements it ran, bar savepoints."""
+    with ContentQueries(connection) as queries:
+        response = api.get(url)
+    assert response.status_code == 200, response.content[:300]
+    return body(response), statements(queries)
+
+
+@pytest.mark.postgres
+def test_postgresql_ranks_a_broad_search_once_until_its_articles_change(api, blog, settings):
+    settings.SEARCH_CACHE_MIN_MATCHES = 5
+    for n in range(12):
+        write(blog, f"Harbour note {n}" if n % 3 == 0 else f"Note {n}", "The harbour at dusk.")
+    write(blog, "Lantern", "Only one.")
+    url = f"{API}/blogs/{blog.pk}/articles?q=harbour&pageSize=4"
+
+    first, sql = searched(api, url)
+    assert len([s for s in sql if "websearch_to_tsquery" in s]) == 1
+    again, sql = searched(api, url)
+    # The blog, the time budget, the page's rows by id: no search, no count.
+    assert len(sql) == 3 and not [s for s in sql if "websearch_to_tsquery" in s], sql
+    assert again == first
+    assert first["totalArticles"] == 12
+    # Title matches first (weight A), then the rest, ties by id: from the ranking kept.
+    assert [a["title"] for a in first["_embedded"]] == [f"Harbour note {n}" for n in (0, 3, 6, 9)]
+    later, sql = searched(api, url + "&pageIndex=3")
+    assert not [s for s in sql if "websearch_to_tsquery" in s], sql
+    assert [a["title"] for a in later["_embedded"]] == ["Note 7", "Note 8", "Note 10", "Note 11"]
+
+    # Another order is another ranking; a search with fewer matches is not kept.
+    assert len(rankings_of(api, url + "&sort=-title")) == 1
+    assert len(rankings_of(api, url + "&sort=-title")) == 0
+    narrow = f"{API}/blogs/{blog.pk}/articles?q=lantern"
+    assert len(rankings_of(api, narrow)) == len(rankings_of(api, narrow)) == 1
+
+    # A write to the blog's articles: ranked again, and the page shows it.
+    write(blog, "Harbour lights", "New.")
+    fresh, sql = searched(api, url)
+    assert len([s for s in sql if "websearch_to_tsquery" in s]) == 1
+    assert fresh["totalArticles"] == 13
+
+
+def rankings_of(api, url: str) -> list[str]:
+    return [s for s in searched(api, url)[1] if "websearch_to_tsquery" in s]
+
+
+@pytest.fixture
+def bob_token(bob, token_for) -> str:
+    return token_for(bob)
+
+
+def found(api, url: str) -> tuple[int, list[str]]:
+    document = body(api.get(url))
+    return document["totalArticles"], [a["title"] for a in document["_embedded"]]
+
+
+def test_the_number_of_matches_stays_exact_through_creates_replaces_and_deletes(
+    api, blog, alice_token, settings
+):
+    settings.SEARCH_CACHE_MIN_MATCHES = 2  # kept from the first search on (PostgreSQL)
+    kept = [write(blog, f"Note {n}", f"A harbour, {n}.") for n in range(3)]
+    elsewhere = write(blog, "Elsewhere", "Inland.")
+    articles = f"{API}/blogs/{blog.pk}/articles"
+
+    def searches() -> list[tuple[int, list[str]]]:
+        """The blog's search and the search across blogs (the only blog), each asked twice."""
+        return [
+            found(api, url)
+            for url in (f"{articles}?q=harbour&sort=title", f"{API}/articles?q=harbour&sort=title")
+            for _ in range(2)
+        ]
+
+    assert searches() == [(3, ["Note 0", "Note 1", "Note 2"])] * 4
+
+    created = api.write("POST", articles, {"title": "Harbour", "content": "x"}, token=alice_token)
+    assert created.status_code == 201
+    assert searches() == [(4, ["Harbour", "Note 0", "Note 1", "Note 2"])] * 4
+
+    # A replace that takes the word out, and one that puts it in.
+    for article, content, expected in (
+        (kept[1], "Inland now.", (3, ["Harbour", "Note 0", "Note 2"])),
+        (elsewhere, "By the harbour.", (4, ["Elsewhere", "Harbour", "Note 0", "Note 2"])),
+    ):
+        response = api.write(
+            "PUT",
+            f"{articles}/{article.pk}",
+            {"title": article.title, "content": content},
+            token=alice_token,
+        )
+        assert response.status_code == 200
+        assert searches() == [expected] * 4
+
+    assert api.write("DELETE", f"{articles}/{kept[0].pk}", token=alice_token).status_code == 204
+    assert searches() == [(3, ["Elsewhere", "Harbour", "Note 2"])] * 4
+
+
+def test_the_search_across_blogs_counts_every_blog_and_sees_each_write(
+    api, blog, other_blog, archived_blog, bob_token, settings
+):
+    settings.SEARCH_CACHE_MIN_MATCHES = 2
+    write(blog, "Harbour of Alice")
+    write(other_blog, "Harbour of Bob")
+    Article.objects.create(blog=archived_blog, title="Old harbour")
+    url = f"{API}/articles?q=harbour&sort=title"
+    every = ["Harbour of Alice", "Harbour of Bob", "Old harbour"]
+    assert found(api, url) == (3, every)
+    assert found(api, url) == (3, every)
+
+    # A write in another blog than the one searched before.
+    response = api.write(
+        "POST", f"{API}/blogs/{other_blog.pk}/articles", {"title": "Harbour again"}, token=bob_token
+    )
+    assert response.status_code == 201
+    assert found(api, url) == (4, ["Harbour again", *every])
+    assert found(api, f"{API}/blogs/{other_blog.pk}/articles?q=harbour&sort=title") == (
+        2,
+        ["Harbour again", "Harbour of Bob"],
+    )
+
+    # A blog deleted whole (what the admin does) takes its articles out of the search.
+    other_blog.delete()
+    assert found(api, url) == (2, ["Harbour of Alice", "Old harbour"])
+
+
+def test_a_page_deeper_than_the_ranking_keeps_is_still_in_order(api, blog, settings):
+    from articles import search
+
+    settings.SEARCH_CACHE_MIN_MATCHES = 2
+    Article.objects.bulk_create(
+        Article(blog=blog, title=f"Note {n:04}", content="harbour") for n in range(1005)
+    )
+    url = f"{API}/blogs/{blog.pk}/articles?q=harbour&sort=-title&pageSize=100&pageIndex="
+
+    assert search.RANKING_KEPT == 1000
+    assert found(api, url + "10")[1][-1] == "Note 0005"  # the last id kept
+    total, deep = found(api, url + "11")
+    assert (total, deep) == (
+        1005,
+        ["Note 0004", "Note 0003", "Note 0002", "Note 0001", "Note 0000"],
+    )
+    assert found(api, url + "12") == (1005, [])
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+def test_postgresql_runs_every_statement_of_a_search_in_its_time_budget(api, blog, settings, path):
+    settings.SEARCH_CACHE_MIN_MATCHES = 2
+    Article.objects.bulk_create(
+        Article(blog=blog, title=f"Note {n}", content="harbour") for n in range(1005)
+    )
+    url = f"{API}{path.format(blog=blog.pk)}?q=harbour&pageSize=100&pageIndex="
+
+    # Ranked (the ranking, the rows); from the ranking kept (the rows); past the ids kept (their
+    # ids, the rows); past the end, however far (nothing).
+    for page, expected in (("1", 2), ("1", 1), ("10", 1), ("11", 2), ("12", 0), ("9" * 18, 0)):
+        with ContentQueries(connection) as queries:
+            assert api.get(url + page).status_code == 200
+        budget = False
+        searching = []
+        for sql in (q["sql"] for q in queries):
+            if sql.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK")):
+                budget = False  # a budget is a transaction (here a savepoint) of its own
+            elif "set_config('statement_timeout'" in sql:
+                budget = True
+            elif '"articles_article"' in sql:
+                assert budget, (page, sql)
+                searching.append(sql)
+        assert len(searching) == expected, (page, searching)
+
+
+@pytest.fixture
+def broad(blog):
+    """40,000 articles, a word in 4,000 of them (in the title of 1,000), ready as autovacuum would
+    leave them: their words out of the index's pending list, the planner informed. One in ten:
+    with one in five the planner found a sequential scan as cheap, now and then."""
+    Article.objects.bulk_create(
+        Article(
+            blog=blog,
+            title=f"Harbour {n}" if n % 40 == 0 else f"Note {n}",
+            content=f"The {'harbour' if n % 10 == 0 else 'meadow'}, the {n}th lantern by the lake.",
+        )
+        for n in range(40_000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list('article_search_idx')")
+        cursor.execute("ANALYZE articles_article")
+    return blog
+
+
+def plan_of(sql: str, budget: str | None = None) -> str:
+    """EXPLAIN (ANALYZE, BUFFERS) of `sql`, under the search's settings (its budget statement, as
+    the request ran it) when given."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if budget:
+            cursor.execute(budget)
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("path", ["/blogs/{blog}/articles", "/articles"])
+def test_postgresql_ranks_a_broad_search_with_a_top_n_sort_in_memory(api, broad, path):
+    with ContentQueries(connection) as queries:
+        document = body(api.get(f"{API}{path.format(blog=broad.pk)}?q=harbour&pageSize=20"))
+    assert document["totalArticles"] == 4_000
+    assert [a["title"] for a in document["_embedded"][:2]] == ["Harbour 0", "Harbour 40"]
+    sql = statements(queries)
+    budget = next(s for s in sql if "set_config('statement_timeout'" in s)
+    (ranking,) = rankings(queries)
+    rows = sql[sql.index(ranking) + 1]
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(budget)
+        cursor.execute(
+            "SELECT current_setting('statement_timeout'), current_setting('work_mem'),"
+            " current_setting('max_parallel_workers_per_gather'), current_setting('jit')"
+        )
+        assert cursor.fetchone() == ("2s", "16MB", "0", "off")
+    plan = plan_of(ranking, budget)
+    # The GIN index, an exact bitmap, the count's buffer and the sort in memory, and the sort
+    # keeps the first 1,000 only (a top-N heapsort, not a sort of the 4,000); no workers, which
+    # would have every match sorted to merge theirs.
+    assert "article_search_idx" in plan, plan
+    assert "top-N heapsort" in plan, plan
+    assert "lossy" not in plan and "temp " not in plan and "Disk" not in plan, plan
+    assert "Gather" not in plan, plan
+    # The page's rows: by primary key, nothing else read.
+    rows_plan = plan_of(rows)
+    assert "articles_article_pkey" in rows_plan, rows_plan
+    assert "websearch_to_tsquery" not in rows
+
+
 # --- the browsable API ----------------------------------------------------------------------------
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -556,16 +798,15 @@ def template_forms(api, path: str) -> dict[str, list[str]]:
     }
 
 
-def test_the_browsable_api_offers_q_and_sort_on_the_blog_and_the_root(api, blog, garden):
-    fields = ["pageIndex", "pageSize", "q", "sort"]
+def test_the_browsable_api_offers_q_sort_and_tag_on_the_blog_and_the_root(api, blog, garden):
+    fields = ["pageIndex", "pageSize", "q", "sort", "tag"]
+    template = "{?pageIndex,pageSize,q,sort,tag}"
 
     blog_forms = template_forms(api, f"{API}/blogs/{blog.pk}")
     root_forms = template_forms(api, f"{API}/")
 
-    assert blog_forms[f"{ORIGIN}{API}/blogs/{blog.pk}/articles{{?pageIndex,pageSize,q,sort}}"] == (
-        fields
-    )
-    assert root_forms[f"{ORIGIN}{API}/articles{{?pageIndex,pageSize,q,sort}}"] == fields
+    assert blog_forms[f"{ORIGIN}{API}/blogs/{blog.pk}/articles{template}"] == fields
+    assert root_forms[f"{ORIGIN}{API}/articles{template}"] == fields
     # What the form sends without script: the search, as a page people can read.
     response = api.get(f"{API}/articles", {"q": "kitchen"}, headers={"Accept": BROWSER})
     assert response.status_code == 200
@@ -577,6 +818,6 @@ def test_the_rel_pages_document_q_and_sort(api, db):
         response = api.get(f"/docs/rels/{rel}")
         assert response.status_code == 200
         text = response.content.decode()
-        assert "{?pageIndex,pageSize,q,sort}" in text
+        assert "{?pageIndex,pageSize,q,sort,tag}" in text
         assert "relevance" in text
         assert "web-search syntax" in text

@@ -280,18 +280,14 @@ def test_a_replayed_nonce_is_refused_in_soap11_with_the_wsse_faultcode(client, a
 
 
 @override_settings(
-    CACHES={
-        "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-            "LOCATION": "django_cache",
-        }
-    }
+    CACHES={"default": {"BACKEND": "core.store.DatabaseStore", "LOCATION": "core_store"}}
 )
-def test_a_replay_is_refused_through_the_database_cache_that_workers_share(
+def test_a_replay_is_refused_through_the_database_store_that_workers_share(
     client, alice, alice_token
 ):
     from django.core.cache import caches
-    from django.core.cache.backends.db import DatabaseCache
+
+    from core.store import DatabaseStore
 
     header = security(
         username_token(alice.username, alice_token, nonce=new_nonce(), created=instant())
@@ -300,7 +296,7 @@ def test_a_replay_is_refused_through_the_database_cache_that_workers_share(
 
     assert result_of(post12(client, body)) == 5
     # Another worker has its own memory but the same database: only the shared entry remains.
-    assert isinstance(caches["default"], DatabaseCache)
+    assert isinstance(caches["default"], DatabaseStore)
     assert_security_fault(post12(client, body), FAILED)
 
 

@@ -19,8 +19,10 @@ from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.db import connection
 
+from tests.support.admin import EDITOR_PASSWORD
 from tests.support.servers import BASE_DIR, GunicornServer, database_url
 from tests.support.tcpproxy import FaultProxy
 
@@ -70,6 +72,15 @@ def collected_static() -> None:
         },
         check=True,
     )
+
+
+@pytest.fixture
+def staff_editor(editor, collected_static):
+    """`editor`, with a password hash the servers check: they run production's hashers, and
+    the test settings' MD5 is not among them (tests.support.admin.EDITOR_PASSWORD)."""
+    editor.password = PBKDF2PasswordHasher().encode(EDITOR_PASSWORD, "servers", iterations=1000)
+    editor.save(update_fields=["password"])
+    return editor
 
 
 @pytest.fixture

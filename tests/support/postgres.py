@@ -183,8 +183,12 @@ class ReplicatedPair:
         return self
 
     def caught_up(self, timeout: float = 30.0) -> None:
-        """Wait until the replica has replayed everything the primary has written so far."""
-        target = self.primary.sql("SELECT pg_current_wal_lsn()")
+        """Wait until the replica has replayed everything the primary has written so far.
+
+        The insert position, not pg_current_wal_lsn() (what is written out): with
+        synchronous_commit off, as these clusters run, a commit that has returned may not be
+        written yet, and a replica at the write position may not have it."""
+        target = self.primary.sql("SELECT pg_current_wal_insert_lsn()")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.replica.sql(f"SELECT pg_last_wal_replay_lsn() >= '{target}'::pg_lsn") == "t":

@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -36,6 +38,8 @@ from pathlib import Path
 from tests.support.servers import BASE_DIR, free_port
 
 REDIS_SERVER = shutil.which("redis-server")
+UNITS = BASE_DIR / "deploy" / "systemd"
+UNIT_CELERY = "/srv/blog-service/.venv/bin/celery"
 PR_SET_PDEATHSIG = 1
 
 
@@ -83,6 +87,26 @@ def stop_group(process: subprocess.Popen, *, first: signal.Signals, grace: float
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=5)
+
+
+def unit_command(unit: str, schedule: Path) -> tuple[list[str], dict[str, str]]:
+    """A shipped systemd unit's ExecStart after `celery -A config` and its Environment=: the
+    ${VARIABLES} expanded from it, %H and the beat schedule's path replaced (for CeleryProcess
+    with `exact`, the environment given to it as well)."""
+    text = (UNITS / unit).read_text().replace("\\\n", " ")
+    environment: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("Environment="):
+            environment.update(p.split("=", 1) for p in line.removeprefix("Environment=").split())
+    line = next(line for line in text.splitlines() if line.startswith("ExecStart="))
+    words = shlex.split(line.removeprefix("ExecStart="))
+    assert words[:3] == [UNIT_CELERY, "-A", "config"], words
+    expanded = []
+    for word in words[3:]:
+        word = re.sub(r"\$\{(\w+)\}", lambda match: environment[match[1]], word)
+        word = word.replace("%H", socket.gethostname())
+        expanded.append(word.replace("/var/lib/blog-service-beat/schedule", str(schedule)))
+    return expanded, environment
 
 
 @dataclass

@@ -8,7 +8,9 @@ real processes in tests/reliability."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import sys
 from datetime import timedelta
 
 import pytest
@@ -150,6 +152,34 @@ def test_a_delivery_held_by_another_worker_is_not_sent_twice(blog, webhook, rece
     deliver(delivery.pk)
 
     assert receiver.received == []
+
+
+def test_an_attempt_cut_short_by_a_stopping_worker_gives_its_lease_back(blog, webhook, receiver):
+    # A stopping worker cancels the task in hand: a signal whose handler raises SystemExit (as
+    # billiard's does in a pool process) interrupts the POST. The delivery is not recorded as
+    # attempted and not held, so the message the broker hands out again is sent at once
+    # (tests/reliability/test_clean_stops.py stops the real worker).
+    receiver.answer(Answer(200, delay=2), Answer(200))
+    article_services.article_create(blog=blog, title="Cut short")
+    delivery = one_delivery()
+    previous = signal.signal(signal.SIGALRM, lambda *_: sys.exit(-(256 - signal.SIGQUIT)))
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    try:
+        with pytest.raises(SystemExit):
+            deliver(delivery.pk)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.leased_until, delivery.attempts.count()) == (
+        "pending",
+        None,
+        0,
+    )
+    deliver(delivery.pk)  # the same message, handed out again
+    assert one_delivery().status == "succeeded"
+    assert len(receiver.received) == 2
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ def test_a_webhook_of_another_blog_is_404(api, blog, other_blog, alice, bob, tok
         ({"url": "https://user:pw@hooks.example/"}, "url", "user name or password"),
         ({"url": "https://hooks.example/" + "a" * 2000}, "url", "2000 characters"),
         ({"url": 5}, "url", "string"),
-        ({"events": ["article.published"]}, "events", "Unknown event type 'article.published'"),
+        ({"events": ["article.archived"]}, "events", "Unknown event type 'article.archived'"),
         ({"events": []}, "events", ""),
         ({"events": "article.created"}, "events", ""),
         ({"active": "yes"}, "active", "true or false"),

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from articles.api.serializers import StrictCharField
+from rest.fields import StrictCharField
 from rest.links import HalSerializer, LinksField, api_url, link, page_template, templated_link
 from rest.paging import page_serializer
 from webhooks.models import EVENT_TYPES, URL_MAX_LENGTH, Delivery, Subscription

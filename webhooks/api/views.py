@@ -7,21 +7,19 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles.api.lookups import get_blog_to_write
 from blogs.models import Blog
-from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
 from rest.exceptions import UnprocessableContent
 from rest.links import api_url
-from rest.openapi import ANY_OPERATION, ANY_WRITE, PAGE_PARAMETERS, WITH_BODY, problems
+from rest.openapi import PAGE_PARAMETERS, token_operation
 from rest.paging import page_body, page_params
 from rest.throttling import ReadRateThrottle, WebhookWriteRateThrottle, WriteRateThrottle
-from rest.views import ApiView, json_object
+from rest.views import TokenOnlyView, json_object
 from webhooks import selectors, services
 from webhooks.api.serializers import (
     DeliveryPageSerializer,
@@ -36,13 +34,6 @@ from webhooks.models import Delivery, Subscription
 TAG = "webhooks"
 
 
-class NeedsToken(BasePermission):
-    """Every method needs the token, except OPTIONS, which says which methods there are."""
-
-    def has_permission(self, request: Request, view: Any) -> bool:
-        return request.method == "OPTIONS" or request.auth is not None
-
-
 class RedeliveryRefused(exceptions.APIException):
     status_code = 409
     slug = "not-redeliverable"
@@ -53,53 +44,33 @@ class WebhookLimitReached(exceptions.APIException):
     slug = "webhook-limit-reached"
 
 
+WEBHOOK_WRITE_LIMIT = (
+    "Over the write limit, or over the smaller limit of webhook writes"
+    " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
+)
+
+
 def _operation(
     operation_id: str,
     summary: str,
     description: str,
     *,
-    request: Any = None,
-    responses: dict,
-    errors: tuple[int, ...] = (),
-    parameters: list | None = None,
     write: bool = True,
     meanings: dict[int, str] | None = None,
+    **options: Any,
 ) -> Any:
     """Every webhook operation needs the token (401) and authorship of the blog (403); its
     writes count against a limit of their own too (429, RATE_LIMIT_WEBHOOK_WRITE)."""
-    statuses = (*ANY_OPERATION, 401, 403, 404, *errors)
     meanings = dict(meanings or {})
     if write:
-        statuses += ANY_WRITE
-        meanings[429] = (
-            "Over the write limit, or over the smaller limit of webhook writes"
-            " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
-        )
-    if request is not None:
-        statuses += WITH_BODY
-    return extend_schema(
-        operation_id=operation_id,
-        summary=summary,
-        description=description,
-        tags=[TAG],
-        request=request,
-        parameters=parameters or [],
-        responses={**responses, **problems(*statuses, meanings=meanings)},
+        meanings[429] = WEBHOOK_WRITE_LIMIT
+    return token_operation(
+        TAG, operation_id, summary, description, write=write, meanings=meanings, **options
     )
 
 
-class WebhookApiView(ApiView):
-    permission_classes = [NeedsToken]
+class WebhookApiView(TokenOnlyView):
     throttle_classes = [ReadRateThrottle, WriteRateThrottle, WebhookWriteRateThrottle]
-
-    def perform_authentication(self, request: Request) -> None:
-        """The API's token authentication, which leaves reads alone, and then for a read the
-        same token check (an unknown token is 401 here too)."""
-        super().perform_authentication(request)
-        if request.auth is None and request.method in SAFE_METHODS:
-            authenticated = AccessTokenAuthentication().authenticate_token(request)
-            if authenticated is not None:
-                request.user, request.auth = authenticated
 
     def blog(self, request: Request, blog_id: int) -> Blog:
         blog = get_blog_to_write(request, blog_id)
@@ -144,9 +115,10 @@ class WebhookListView(WebhookApiView):
         "webhook_create",
         "Subscribe to a blog's events",
         "Creates a webhook: `url` (http or https) receives a signed POST for each event in"
-        " `events` (`article.created`, `article.replaced`, `article.deleted`, `comment.created`,"
-        " `comment.deleted`, or `*` for all). Answers 201 with `Location` and the signing"
-        " `secret` (`whsec_...`), which is shown this once. docs/webhooks.md says how to verify."
+        " `events` (`article.created`, `article.replaced`, `article.deleted`,"
+        " `article.published`, `comment.created`, `comment.deleted`, or `*` for all). Answers"
+        " 201 with `Location` and the signing `secret` (`whsec_...`), which is shown this once."
+        " docs/webhooks.md says how to verify."
         " A blog has at most `WEBHOOK_MAX_PER_BLOG` webhooks (20 unless configured), active or"
         " not: 409 when it has them all.",
         request=SubscriptionInputSerializer,

@@ -8,12 +8,14 @@ from urllib.parse import quote
 
 from django.http import HttpResponse
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import search as article_search
-from articles import services
+from articles import services, slugs
+from articles.api.inputs import ArticleInputSerializer
 from articles.api.lookups import (
     get_article_to_write,
     get_blog_article,
@@ -24,7 +26,6 @@ from articles.api.lookups import (
 from articles.api.permissions import ensure_may_write_articles
 from articles.api.schema import SEARCH_PARAMETERS
 from articles.api.serializers import (
-    ArticleInputSerializer,
     ArticlePageSerializer,
     ArticleSerializer,
     DeletedArticleSerializer,
@@ -34,6 +35,7 @@ from articles.exceptions import ArticleLocked, BlogArchived
 from articles.models import Article
 from blogs.models import Blog
 from core import representations
+from core.edge import share
 from rest.conditional import (
     Validators,
     evaluate,
@@ -43,7 +45,16 @@ from rest.conditional import (
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
-from rest.openapi import CONDITIONAL_WRITE, IDEMPOTENCY_KEY, PAGE_PARAMETERS, PREFER, read, write
+from rest.openapi import (
+    ANY_OPERATION,
+    CONDITIONAL_WRITE,
+    IDEMPOTENCY_KEY,
+    PAGE_PARAMETERS,
+    PREFER,
+    problems,
+    read,
+    write,
+)
 from rest.paging import page_body, page_params
 from rest.views import ApiView, json_object
 
@@ -58,7 +69,9 @@ def articles_page_validators(
     # Every article write bumps Blog.revision in the same transaction: no scan of the page (a
     # search or an order of the blog's articles changes only with them, too).
     # `sort` first: it never holds the separator, so the last part (`q`) cannot be confused.
-    by = (search.get("sort", ""), search.get("q", "")) if search else ()
+    # The tag (a slug: never the separator either) before `q`, which stays last.
+    tag = ("tag=" + search["tag"],) if search and "tag" in search else ()
+    by = (search.get("sort", ""), *tag, search.get("q", "")) if search else ()
     return Validators(
         strong_etag("articles", blog.pk, blog.revision, page_index, page_size, *by),
         blog.updated_at,
@@ -70,9 +83,13 @@ def read_article_body(request: Request) -> dict[str, Any]:
     serializer = ArticleInputSerializer(data=json_object(request))
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
+    data = serializer.validated_data
     return {
-        "title": serializer.validated_data["title"],
-        "content": serializer.validated_data.get("content"),
+        "title": data["title"],
+        "content": data.get("content"),
+        "slug": data.get("slug"),
+        "tags": data.get("tags"),
+        "content_format": data.get("contentFormat"),
     }
 
 
@@ -118,9 +135,10 @@ def cached_read(
     validators, data = representations.cached(
         f"rep:{request.build_absolute_uri('/')}:{body}:{key}", generations, build
     )
+    # The edge keeps it under the same generations (core.edge).
     if (not_modified := evaluate(request, validators)) is not None:
-        return not_modified
-    return validators.apply(Response(data))
+        return share(not_modified, generations)
+    return share(validators.apply(Response(data)), generations)
 
 
 def articles_page_read(
@@ -130,6 +148,10 @@ def articles_page_read(
     `q` and `sort` when given (pagination.search_params)."""
     page_index, page_size = page
     search = search or {}
+    generations = [
+        representations.blog_generation(blog_id),
+        representations.blog_articles_generation(blog_id),
+    ]
 
     def build() -> tuple[Validators, dict[str, Any]]:
         blog = get_blog_for_reading(blog_id)
@@ -139,6 +161,7 @@ def articles_page_read(
             sort=search.get("sort"),
             page_index=page_index,
             page_size=page_size,
+            tag=search.get("tag"),
         )
         body = page_body(
             request,
@@ -151,21 +174,17 @@ def articles_page_read(
         return articles_page_validators(blog, page_index, page_size, search), body
 
     if "q" in search:
-        # Searches are not cached: each text is its own entry, mostly read once, and would push
-        # the hot pages out (docs/decisions/search.md). Their ETag still gives 304s.
+        # Search pages are not cached: each text is its own entry, mostly read once, and would
+        # push the hot pages out; a broad one's ranking is (docs/decisions/search.md). Their
+        # ETag still gives 304s.
         validators, data = build()
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
-        return validators.apply(Response(data))
+            return share(not_modified, generations)
+        return share(validators.apply(Response(data)), generations)
     order = f":{search['sort']}" if "sort" in search else ""
+    tag = f":tag:{search['tag']}" if "tag" in search else ""
     return cached_read(
-        request,
-        f"articles:{blog_id}:{page_index}:{page_size}{order}",
-        [
-            representations.blog_generation(blog_id),
-            representations.blog_articles_generation(blog_id),
-        ],
-        build,
+        request, f"articles:{blog_id}:{page_index}:{page_size}{order}{tag}", generations, build
     )
 
 
@@ -221,6 +240,9 @@ class ArticleListView(ApiView):
 
 
 class ArticleView(ApiView):
+    # The browsable page's PUT form starts from the fields this body takes (rest.negotiation).
+    put_serializer = ArticleInputSerializer
+
     @read(
         "article_read",
         "An article",
@@ -331,3 +353,28 @@ def _blog_link_header(request: Request, blog: Blog) -> str:
         # RFC 8288 section 3.4.1: a non-ASCII title goes in title* (RFC 8187 encoding).
         title_param = f"title*=UTF-8''{quote(title, safe='')}"
     return f'<{api_url(request, "blog", blog_id=blog.pk)}>; rel="{rel}"; {title_param}'
+
+
+class ArticleBySlugView(ApiView):
+    @extend_schema(
+        operation_id="article_by_slug",
+        summary="An article by its slug",
+        description="308 to the article whose slug (current, or one it had before) this is,"
+        " in `Location`; 404 when no article of the blog has or had it.",
+        tags=["articles"],
+        auth=[],
+        responses={
+            308: OpenApiResponse(None, "The article's URL is in `Location`."),
+            **problems(*ANY_OPERATION, 404),
+        },
+    )
+    def get(self, request: Request, blog_id: int, slug: str) -> HttpResponse:
+        article_id = (
+            slugs.slug_owner(blog_id=blog_id, slug=slug) if slugs.slug_is_valid(slug) else None
+        )
+        if article_id is None:
+            raise NotFound("No article of this blog has that slug.")
+        location = api_url(request, "article", blog_id=blog_id, article_id=article_id)
+        response = HttpResponse(status=308, headers={"Location": location})
+        # Another slug of the blog's articles changes only with them.
+        return share(response, [representations.blog_articles_generation(blog_id)])

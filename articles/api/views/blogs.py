@@ -12,6 +12,8 @@ from articles import selectors
 from articles.api.lookups import get_blog
 from articles.api.serializers import ApiRootSerializer, BlogPageSerializer, BlogSerializer
 from blogs.models import Blog
+from core import representations
+from core.edge import share
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
@@ -36,7 +38,7 @@ class ApiRootView(ApiView):
         conditional=False,
     )
     def get(self, request: Request) -> Response:
-        return Response(ApiRootSerializer(request, context={"request": request}).data)
+        return share(Response(ApiRootSerializer(request, context={"request": request}).data), [])
 
 
 def blog_validators(blog: Blog) -> Validators:
@@ -62,13 +64,14 @@ class BlogListView(ApiView):
             strong_etag("blogs", state.count, state.id_sum, state.revisions, page_index, page_size),
             state.last_modified or EPOCH,
         )
+        generations = [representations.blogs_generation()]
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
+            return share(not_modified, generations)
         page = selectors.blog_page(total=state.count, page_index=page_index, page_size=page_size)
         body = page_body(
             request, BlogPageSerializer, page, collection_url=api_url(request, "blogs")
         )
-        return validators.apply(Response(body))
+        return share(validators.apply(Response(body)), generations)
 
 
 class BlogView(ApiView):
@@ -83,6 +86,8 @@ class BlogView(ApiView):
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         blog = get_blog(blog_id)
         validators = blog_validators(blog)
+        generations = [representations.blog_generation(blog.pk)]
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
-        return validators.apply(Response(BlogSerializer(blog, context={"request": request}).data))
+            return share(not_modified, generations)
+        data = BlogSerializer(blog, context={"request": request}).data
+        return share(validators.apply(Response(data)), generations)

@@ -10,14 +10,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from articles import selectors, services
-from articles.api.lookups import get_article, get_blog
+from articles.api.inputs import CommentInputSerializer
+from articles.api.lookups import get_article, get_blog, get_blog_article
 from articles.api.permissions import ensure_may_delete_comment
 from articles.api.serializers import (
-    CommentInputSerializer,
     CommentPageSerializer,
     CommentSerializer,
 )
 from articles.models import Article, Comment
+from core import representations
+from core.edge import share
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
@@ -29,6 +31,15 @@ from rest.views import ApiView, json_object
 
 def comment_validators(comment: Comment) -> Validators:
     return Validators(strong_etag("comment", comment.pk, comment.updated_at), comment.updated_at)
+
+
+def comments_generations(article: Article) -> list[str]:
+    # The article and its blog too: their deletion makes them 410 or 404.
+    return [
+        representations.article_comments_generation(article.pk),
+        representations.article_generation(article.pk),
+        representations.blog_generation(article.blog_id),
+    ]
 
 
 def get_comment(article: Article, comment_id: int) -> Comment:
@@ -67,7 +78,7 @@ class CommentListView(ApiView):
             state.last_modified,
         )
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
+            return share(not_modified, comments_generations(article))
         page = selectors.comment_page(
             article=article, total=state.count, page_index=page_index, page_size=page_size
         )
@@ -77,7 +88,7 @@ class CommentListView(ApiView):
             page,
             collection_url=api_url(request, "comments", blog_id=blog_id, article_id=article.pk),
         )
-        return validators.apply(Response(body))
+        return share(validators.apply(Response(body)), comments_generations(article))
 
     @write(
         "comment_create",
@@ -92,7 +103,7 @@ class CommentListView(ApiView):
         errors=(404, 409, 410),
     )
     def post(self, request: Request, blog_id: int, article_id: int) -> Response:
-        article = get_article(get_blog(blog_id), article_id)
+        article = get_blog_article(blog_id, article_id)
 
         def create() -> Response:
             serializer = CommentInputSerializer(data=json_object(request))
@@ -123,10 +134,11 @@ class CommentView(ApiView):
     def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
         comment = get_comment(get_article(get_blog(blog_id), article_id), comment_id)
         validators = comment_validators(comment)
+        generations = comments_generations(comment.article)
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
+            return share(not_modified, generations)
         data = CommentSerializer(comment, context={"request": request}).data
-        return validators.apply(Response(data))
+        return share(validators.apply(Response(data)), generations)
 
     @write(
         "comment_delete",

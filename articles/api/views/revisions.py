@@ -17,6 +17,8 @@ from articles import selectors
 from articles.api.lookups import get_blog_article
 from articles.api.serializers import RevisionPageSerializer, RevisionSerializer
 from articles.models import Article, ArticleRevision
+from core import representations
+from core.edge import share
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
@@ -31,10 +33,17 @@ def body_validators(kind: str, data: dict[str, Any], last_modified: Any) -> Vali
     return Validators(strong_etag(kind, json.dumps(data, sort_keys=True)), last_modified)
 
 
-def _answer(request: Request, validators: Validators, data: dict[str, Any]) -> HttpResponse:
+def _answer(
+    request: Request, article: Article, validators: Validators, data: dict[str, Any]
+) -> HttpResponse:
+    # Revisions are made, pruned and deleted by the article's writes only (and go with its blog).
+    generations = [
+        representations.article_generation(article.pk),
+        representations.blog_generation(article.blog_id),
+    ]
     if (not_modified := evaluate(request, validators)) is not None:
-        return not_modified
-    return validators.apply(Response(data))
+        return share(not_modified, generations)
+    return share(validators.apply(Response(data)), generations)
 
 
 def _attach(revisions: list[ArticleRevision], article: Article) -> None:
@@ -70,7 +79,9 @@ class RevisionListView(ApiView):
             ),
         )
         # Every replace moves updated_at and makes (or prunes) revisions.
-        return _answer(request, body_validators("revisions", body, article.updated_at), body)
+        return _answer(
+            request, article, body_validators("revisions", body, article.updated_at), body
+        )
 
 
 class RevisionView(ApiView):
@@ -92,4 +103,6 @@ class RevisionView(ApiView):
             raise Http404("No such revision.")
         found.article = article
         data = RevisionSerializer(found, context={"request": request}).data
-        return _answer(request, body_validators("revision", data, found.history_date), data)
+        return _answer(
+            request, article, body_validators("revision", data, found.history_date), data
+        )

@@ -12,6 +12,8 @@ from articles.api.lookups import search_params
 from articles.api.schema import search_parameters
 from articles.api.serializers import ArticlePageSerializer
 from articles.api.views.blogs import EPOCH
+from core import representations
+from core.edge import share
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import InvalidQueryParameter
 from rest.links import api_url
@@ -50,14 +52,21 @@ class ArticleSearchView(ApiView):
                 page_index,
                 page_size,
                 search.get("sort", ""),
+                *(("tag=" + search["tag"],) if "tag" in search else ()),
                 search["q"],
             ),
             state.last_modified or EPOCH,
         )
+        # Any article of any blog, under its blog's title.
+        generations = [representations.articles_generation(), representations.blogs_generation()]
         if (not_modified := evaluate(request, validators)) is not None:
-            return not_modified
+            return share(not_modified, generations)
         page = article_search.article_search_page(
-            query=search["q"], sort=search.get("sort"), page_index=page_index, page_size=page_size
+            query=search["q"],
+            sort=search.get("sort"),
+            page_index=page_index,
+            page_size=page_size,
+            tag=search.get("tag"),
         )
         body = page_body(
             request,
@@ -66,4 +75,4 @@ class ArticleSearchView(ApiView):
             collection_url=api_url(request, "search"),
             search=search,
         )
-        return validators.apply(Response(body))
+        return share(validators.apply(Response(body)), generations)

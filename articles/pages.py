@@ -1,0 +1,251 @@
+"""A page of a blog's live articles in any order, at a cost that grows neither with the page
+number nor with the blog (docs/decisions/deep-pages.md).
+
+Every order (the id; `created_at`, `updated_at` or `title`, either way, with the id breaking
+ties in the same direction) reads a partial index `(blog_id, <column>, id)` of the live articles
+(articles.models), forwards or backwards. `pageIndex` addresses a page by its position, so the
+entries before it must be skipped: from the nearest *boundary*, the sort key of the article at a
+known position, remembered in the shared cache for the blog, the column and the blog's
+revision. From a boundary the page is a seek to `(column, id) >= key` (or `<=`, walking back)
+and a skip of at most PAGE_BOUNDARY_STRIDE index entries. Without a boundary near enough, the
+read walks there from the nearer end or boundary, one statement per step of PAGE_BOUNDARY_STRIDE
+x 4**k entries and a boundary remembered at each landing, so that the next read near there
+starts from one.
+
+Every change of an article moves its blog's revision (articles.services), and boundaries are
+kept with the revision they were found at: a boundary of another revision is never used.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import models, router
+from django.db.models import F, Func, QuerySet, Value
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+
+from articles.models import Article
+from articles.tags import with_tag_names
+from blogs.models import Blog
+from core.paging import Page
+from core.time_bound import TimeBound, TimeBoundExceeded, time_bound
+
+logger = logging.getLogger(__name__)
+
+# Kept long: boundaries are replaced as soon as a read finds a newer revision of the blog.
+BOUNDARIES_SECONDS = 24 * 3600
+DEFAULT_ORDER = ("id",)
+# What a 503 for a page too slow to read asks (the boundaries its walk found are kept, so the
+# retry starts further on).
+RETRY_AFTER_SECONDS = 1
+
+
+class PageTooSlow(Exception):
+    """A page not read within PAGE_TIMEOUT_MS: the database was too busy. The boundaries the
+    read found on the way are kept, so a retry starts from where it stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The page could not be read in time; retry after Retry-After seconds (what was "
+            "read on the way is kept), or ask for a pageIndex nearer the first or the last page."
+        )
+
+
+class Row(Func):
+    """A row value, `(a, b)`: compared as a whole, which a B-tree index on (a, b) seeks to."""
+
+    template = "(%(expressions)s)"
+    output_field = models.Field()
+
+
+class Boundaries:
+    """The sort keys at known positions of one blog's live articles in one column's order
+    (ascending, the id breaking ties), for one revision of the blog."""
+
+    def __init__(self, blog: Blog, column: str) -> None:
+        # The blog's creation time tells it from a blog of the same id in another database
+        # that shares the cache (the benchmark's), whose revision may be the same number.
+        born = int(blog.created_at.timestamp() * 1_000_000)
+        self.cache_key = f"pages:boundaries:{blog.pk}:{born}:{column}"
+        self.revision = blog.revision
+        self.keys: dict[int, tuple[Any, ...]] = {}
+        self.found = False
+
+    @classmethod
+    def read(cls, blog: Blog, column: str) -> Boundaries:
+        """Those remembered for the blog's current revision (none when the cache is down)."""
+        boundaries = cls(blog, column)
+        stored = boundaries._stored()
+        if stored is not None and stored[0] == boundaries.revision:
+            boundaries.keys = dict(stored[1])
+        return boundaries
+
+    def add(self, position: int, key: tuple[Any, ...]) -> None:
+        self.keys[position] = key
+        self.found = True
+
+    def save(self) -> None:
+        """Remember what this read found, with what others found for the same revision; never
+        over boundaries of a later revision."""
+        if not self.found:
+            return
+        stored = self._stored()
+        if stored is not None and stored[0] > self.revision:
+            return
+        if stored is not None and stored[0] == self.revision:
+            self.keys = {**stored[1], **self.keys}
+        try:
+            cache.set(self.cache_key, (self.revision, self.keys), BOUNDARIES_SECONDS)
+        except Exception:  # the next read walks again
+            logger.warning("page boundaries not kept: cache unreachable", exc_info=True)
+
+    def _stored(self) -> tuple[int, dict[int, tuple[Any, ...]]] | None:
+        try:
+            return cache.get(self.cache_key)
+        except Exception:  # the cache is down: pages are read without boundaries
+            logger.warning("page boundaries unreadable: cache unreachable", exc_info=True)
+            return None
+
+
+def _key_fields(order: tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of the index that serves `order`, ascending: ("title", "id"), or ("id",)."""
+    return tuple(name.removeprefix("-") for name in order)
+
+
+def _from(live: QuerySet, fields: tuple[str, ...], key: tuple | None, *, forward: bool):
+    """The live articles from the one whose sort key is `key` (included; the first or the last
+    when None), in the index's order when `forward`, else backwards."""
+    if key is not None:
+        values = [
+            Value(value, output_field=Article._meta.get_field(name))
+            for name, value in zip(fields, key, strict=True)
+        ]
+        seek = GreaterThanOrEqual if forward else LessThanOrEqual
+        live = live.filter(seek(Row(*[F(name) for name in fields]), Row(*values)))
+    return live.order_by(*(fields if forward else [f"-{name}" for name in fields]))
+
+
+def _ids(
+    live: QuerySet,
+    fields: tuple[str, ...],
+    known: Boundaries,
+    span: tuple[int, int],
+    *,
+    total: int,
+    bound: TimeBound,
+) -> QuerySet:
+    """The ids of the articles at positions `span` (first, last; ascending order), as a
+    subquery. The walk to a boundary near enough runs here: each step skips the longest of
+    PAGE_BOUNDARY_STRIDE x 4**k entries that does not pass the page, within what the earlier
+    steps left of `bound`, and its landing is remembered, so that the blog's boundaries are
+    coarse where nobody reads and one stride apart where pages are read."""
+    first, last = span
+    # The nearest known position at or before the page (else the first article, 0) and at or
+    # after it (else the last, total - 1); a key of None is that end of the blog.
+    before = max(
+        ((p, k) for p, k in known.keys.items() if p <= first), default=(0, None), key=_position
+    )
+    after = min(
+        ((p, k) for p, k in known.keys.items() if p >= last),
+        default=(total - 1, None),
+        key=_position,
+    )
+    forward = first - before[0] <= after[0] - last
+    position, key = before if forward else after
+    stride = settings.PAGE_BOUNDARY_STRIDE
+    distance = first - position if forward else position - last
+    walked = False
+    while distance > stride:
+        step = stride
+        while step * 4 <= distance:
+            step *= 4
+        if walked:
+            bound.renew()
+        found = _from(live, fields, key, forward=forward).values_list(*fields)
+        row = next(iter(found[step : step + 1]), None)
+        walked = True
+        if row is None:  # fewer articles than the blog's count says: skip from here
+            break
+        position, key, distance = (
+            position + (step if forward else -step),
+            tuple(row),
+            distance - step,
+        )
+        known.add(position, key)
+    if walked:
+        bound.renew()  # the page's statement gets what the walk left
+    return _from(live, fields, key, forward=forward).values("id")[
+        distance : distance + last - first + 1
+    ]
+
+
+def _position(boundary: tuple[int, Any]) -> int:
+    return boundary[0]
+
+
+def article_page(
+    *, blog: Blog, order: tuple[str, ...] = DEFAULT_ORDER, page_index: int, page_size: int
+) -> Page[Article]:
+    """Live articles of `blog` in `order` (a value of articles.search.ORDERINGS, or the id).
+
+    The total is Blog.article_count (kept exact by the services, so no COUNT); the page's ids
+    come from the order's index and only those rows are read, in one statement, within
+    PAGE_TIMEOUT_MS (PageTooSlow past it)."""
+    total = blog.article_count
+    start = (page_index - 1) * page_size
+    if start >= total:  # compared before any OFFSET reaches the database
+        return Page([], total, page_index, page_size)
+    end = min(start + page_size, total)
+    # Positions in the index's (ascending) order; a descending order reads them from the end.
+    span = (total - end, total - 1 - start) if order[0].startswith("-") else (start, end - 1)
+    fields = _key_fields(order)
+    near_an_end = min(span[0], total - 1 - span[1]) <= settings.PAGE_BOUNDARY_STRIDE
+    known = Boundaries(blog, fields[0]) if near_an_end else Boundaries.read(blog, fields[0])
+    # Where the router reads articles (the replica, when it may): the time bound's transaction
+    # is opened there.
+    alias = router.db_for_read(Article)
+    live = Article.objects.using(alias).live().in_blog(blog.pk)
+    # The page's tag names in the same statement, when the blog has any tag at all.
+    has_tags = getattr(blog, "has_tags", True)
+    try:
+        with time_bound(alias, settings.PAGE_TIMEOUT_MS) as bound:
+            ids = _ids(live, fields, known, span, total=total, bound=bound)
+            # One statement: the page's ids from the index, then only those rows.
+            rows = Article.objects.using(alias).filter(pk__in=ids).order_by(*order)
+            articles = list(with_tag_names(rows) if has_tags else rows)
+    except TimeBoundExceeded:
+        raise PageTooSlow from None
+    finally:
+        known.save()  # what the walk found, even when the bound cut it short
+    for article in articles:
+        article.blog = blog  # every article links to its blog by title: no query per article
+        if not has_tags:
+            article.tag_names = []
+    return Page(articles, total, page_index, page_size)
+
+
+def tagged_page(
+    *, blog: Blog, tag: str, order: tuple[str, ...] = DEFAULT_ORDER, page_index: int, page_size: int
+) -> Page[Article]:
+    """Live articles of `blog` tagged `tag` (a slug) in `order`: another list than the blog's,
+    with none of its boundaries (they count positions among all the blog's articles), so a
+    COUNT and an OFFSET page, both within PAGE_TIMEOUT_MS (PageTooSlow past it)."""
+    alias = router.db_for_read(Article)
+    tagged = Article.objects.using(alias).live().in_blog(blog.pk).filter(tags__slug=tag)
+    start = (page_index - 1) * page_size
+    try:
+        with time_bound(alias, settings.PAGE_TIMEOUT_MS):
+            total = tagged.count()
+            articles = (
+                []
+                if start >= total
+                else list(with_tag_names(tagged.order_by(*order))[start : start + page_size])
+            )
+    except TimeBoundExceeded:
+        raise PageTooSlow from None
+    for article in articles:
+        article.blog = blog
+    return Page(articles, total, page_index, page_size)

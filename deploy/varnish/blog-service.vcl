@@ -1,0 +1,221 @@
+# Varnish in front of the blog service: the edge cache (docs/production.md, "Edge cache
+# (Varnish)"; docs/decisions/edge-cache.md). Debian's varnish (7.1) and varnish-modules (xkey).
+#
+#   clients ─► nginx (TLS, slow clients) ─► Varnish (this file) ─► gunicorn (BIND 127.0.0.1:8000)
+#
+# The origin decides what is shared: a GET or HEAD whose answer says `Cache-Control: public` is
+# kept for its s-maxage, under its Vary, with the surrogate keys its `xkey` header names. Every
+# write purges the keys it changed (the service's Celery worker sends `PURGE /` with
+# `xkey-softpurge: <keys>`). A purged or expired copy stays in grace for the answer's
+# stale-if-error: served while the origin fails, never instead of a fresh answer the origin can
+# give, except within stale-while-revalidate of its natural expiry.
+#
+# Install (one host): apt-get install varnish varnish-modules, then
+#   cp deploy/varnish/blog-service.vcl /etc/varnish/default.vcl && systemctl restart varnish
+# and point nginx's upstream at Varnish (127.0.0.1:6081). VCL reads no environment: for another
+# origin port, change both `.port` lines below (`make serve-edge` and the tests write a copy
+# with them replaced).
+
+vcl 4.1;
+
+import std;
+import xkey;
+
+# The origin, for every fetch. It has no probe: Varnish never sends anything to a backend it
+# believes sick, and the origin answers what it can while its database is away (the hot
+# representations from Redis) and its own 503 problems for the rest.
+backend origin {
+    .host = "127.0.0.1";
+    .port = "8000";
+    .connect_timeout = 2s;
+    # Longer than gunicorn's worker timeout (30 s), which answers a stuck request first.
+    .first_byte_timeout = 35s;
+    .between_bytes_timeout = 35s;
+}
+
+# The same origin, probed: /healthz is 200 while the service reads its database. Asked only by
+# std.healthy(), to choose between stale-while-revalidate and stale-if-error. (/readyz would
+# also fail on a Redis outage, during which the service serves fresh answers.) The probe names
+# Host `localhost`: keep it in ALLOWED_HOSTS.
+backend origin_health {
+    .host = "127.0.0.1";
+    .port = "8000";
+    .probe = {
+        .request =
+            "GET /healthz HTTP/1.1"
+            "Host: localhost"
+            "User-Agent: Varnish health probe"
+            "Connection: close";
+        .timeout = 1s;
+        .interval = 1s;
+        .window = 3;
+        .threshold = 2;
+        # Healthy from the start: an empty cache has nothing stale to choose anyway.
+        .initial = 2;
+    }
+}
+
+# Who may purge: the service's Celery workers. Add their addresses when they run elsewhere.
+acl purgers {
+    "127.0.0.1";
+    "::1";
+}
+
+sub vcl_recv {
+    if (req.restarts == 0) {
+        # x-edge-stale is this file's own marker across a restart (vcl_hit, vcl_synth).
+        unset req.http.x-edge-stale;
+        # Every answer carries the request's id (the contract): the client's when it is one the
+        # origin accepts, otherwise a fresh one, made here so that the origin logs the same id
+        # for a miss or a pass. Unique per edge: its name, its clock and its transaction id.
+        if (req.http.X-Request-ID !~ "^[A-Za-z0-9._-]{1,128}$") {
+            set req.http.X-Request-ID = "edge-" + regsuball(server.identity, "[^A-Za-z0-9.-]", "-")
+                + "-" + std.time2integer(now, 0) + "-" + req.xid;
+        }
+    }
+
+    if (req.method == "PURGE") {
+        # Varnish has appended the connection's address to X-Forwarded-For: a comma means a
+        # proxy in front (nginx passes any method on) relayed it for someone else.
+        if (client.ip !~ purgers || req.http.X-Forwarded-For ~ ",") {
+            return (synth(403, "Forbidden"));
+        }
+        if (!req.http.xkey-softpurge) {
+            return (synth(400, "Bad Request"));
+        }
+        set req.http.x-edge-purged = xkey.softpurge(req.http.xkey-softpurge);
+        return (synth(200, "OK"));
+    }
+
+    call vcl_req_host;
+
+    # Writes and every other method are decided at the origin (If-Match included).
+    if (req.method != "GET" && req.method != "HEAD") {
+        return (pass);
+    }
+    # A client with credentials sees its own answers (a writer reads its writes at once), and
+    # never fills the cache for others.
+    if (req.http.X-Access-Token || req.http.Authorization || req.http.Cookie) {
+        return (pass);
+    }
+    # Never shared, whatever the origin says: the admin, metrics, GraphQL, SOAP, health checks,
+    # webhooks; and a request line in absolute form, which the rules above would not read.
+    if (req.url !~ "^/"
+            || req.url ~ "^/(admin|metrics|graphql|soap|livez|readyz|healthz)(/|\?|$)"
+            || req.url ~ "/webhooks(/|\?|$)") {
+        return (pass);
+    }
+
+    if (req.http.x-edge-stale == "fetch") {
+        # vcl_hit found a copy it may not serve now: a miss, whose fetch is conditional on it.
+        set req.grace = 0s;
+    } else if (req.http.x-edge-stale == "serve") {
+        # The fetch failed: no limit of the request's own (a restart keeps the 0 s above), the
+        # copy's grace (stale-if-error) decides.
+        set req.grace = 3650d;
+    }
+    return (hash);
+}
+
+sub vcl_hash {
+    # The origin builds its links from these too (BEHIND_TRUSTED_PROXY): a copy per value, so
+    # that an https client never gets http links. The URL and Host follow (the built-in part).
+    hash_data(req.http.X-Forwarded-Proto);
+    hash_data(req.http.X-Forwarded-Host);
+}
+
+sub vcl_hit {
+    if (obj.ttl >= 0s || req.http.x-edge-stale == "serve") {
+        return (deliver);
+    }
+    # A stale copy, while the origin reads its database: fetch in the foreground when the copy
+    # was purged (it expired before its s-maxage: a write changed it) or is past its
+    # stale-while-revalidate. Otherwise (within stale-while-revalidate, or the origin failing:
+    # stale-if-error) it is delivered, and Varnish refreshes it in the background.
+    if (std.healthy(origin_health)
+            && (obj.ttl + obj.age < std.duration(obj.http.x-edge-ttl, 0s) - 0.01s
+                || obj.ttl + std.duration(obj.http.x-edge-swr, 0s) <= 0s)) {
+        set req.http.x-edge-stale = "fetch";
+        return (restart);
+    }
+    return (deliver);
+}
+
+sub vcl_backend_response {
+    if (bereq.uncacheable) {
+        return (deliver);
+    }
+    # A failed refresh replaces nothing: the stale copy stays (stale-if-error). For the
+    # foreground fetch of vcl_hit, vcl_synth then serves that copy.
+    if (beresp.status >= 500 && (bereq.is_bgfetch || bereq.http.x-edge-stale == "fetch")) {
+        return (abandon);
+    }
+    # Only what the origin marks public is shared; the rest is not kept (hit-for-miss: a later
+    # answer for the same URL may be public again).
+    if (beresp.http.Cache-Control !~ "(?i)(^|,)\s*public\s*(,|$)" || beresp.http.Set-Cookie) {
+        set beresp.ttl = 120s;
+        set beresp.uncacheable = true;
+        return (deliver);
+    }
+    # Varnish has set the TTL from s-maxage and the grace from stale-while-revalidate. Both are
+    # written down for vcl_hit; the grace becomes stale-if-error, the longer window.
+    set beresp.http.x-edge-ttl = "" + beresp.ttl + "s";
+    set beresp.http.x-edge-swr = "" + beresp.grace + "s";
+    if (beresp.http.Cache-Control ~ "(?i)stale-if-error=[0-9]+") {
+        set beresp.grace = std.duration(
+            regsub(beresp.http.Cache-Control, "(?i)^.*stale-if-error=([0-9]+).*$", "\1s"),
+            beresp.grace);
+    }
+    return (deliver);
+}
+
+sub vcl_backend_error {
+    if (bereq.is_bgfetch || bereq.http.x-edge-stale == "fetch") {
+        return (abandon);
+    }
+    # The origin did not answer at all (refused, timed out): a problem, as the service's.
+    set beresp.http.Content-Type = "application/problem+json";
+    set beresp.http.Cache-Control = "no-store";
+    set beresp.http.Retry-After = "5";
+    set beresp.body = {"{"type": "about:blank", "title": "Service unavailable", "status": 503, "detail": "The service does not answer; retry after Retry-After seconds.""} + "}";
+    return (deliver);
+}
+
+sub vcl_synth {
+    if (resp.status == 503 && req.http.x-edge-stale == "fetch") {
+        # The origin failed the fetch of a purged or expired copy: serve that copy.
+        set req.http.x-edge-stale = "serve";
+        return (restart);
+    }
+    set resp.http.Cache-Control = "no-store";
+    if (req.method == "PURGE" && resp.status == 200) {
+        set resp.http.Content-Type = "text/plain; charset=utf-8";
+        set resp.http.xkey-purged = req.http.x-edge-purged;
+        set resp.body = req.http.x-edge-purged + {" objects soft-purged
+"};
+        return (deliver);
+    }
+    set resp.http.Content-Type = "application/problem+json";
+    if (resp.status == 503) {
+        set resp.http.Retry-After = "5";
+    }
+    set resp.body = {"{"type": "about:blank", "title": ""} + resp.reason + {"", "status": "} + resp.status + "}";
+    return (deliver);
+}
+
+sub vcl_deliver {
+    unset resp.http.xkey;
+    unset resp.http.x-edge-ttl;
+    unset resp.http.x-edge-swr;
+    # A stored copy carries the id of the request that filled it: each answer gets its own.
+    set resp.http.X-Request-ID = req.http.X-Request-ID;
+    if (obj.hits > 0) {
+        set resp.http.X-Cache = "HIT";
+        # What the origin counted for the client that filled the copy; an answer from the edge
+        # counts against no limit.
+        unset resp.http.RateLimit;
+        unset resp.http.RateLimit-Policy;
+    } else {
+        set resp.http.X-Cache = "MISS";
+    }
+}

@@ -1,0 +1,59 @@
+"""Domain errors of the draft services; drafts.apps registers how the REST surface answers them."""
+
+from __future__ import annotations
+
+
+class DraftError(Exception):
+    reason = "the draft cannot be changed now"
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else self.reason
+
+
+class DraftGone(DraftError):
+    """The draft was published or deleted: its tombstone answers 410."""
+
+    reason = "The draft was published or deleted."
+
+
+class DraftNotDue(DraftError):
+    """The scheduler's publication of an open draft that is not (or no longer) due at the time
+    its message named: nothing to do."""
+
+    reason = "The draft is not due."
+
+
+class DraftVersionConflict(DraftError):
+    """A conditional write found another version of the draft than the one it was checked on."""
+
+    reason = "The draft changed since that version."
+
+
+class ArticleChangedSinceDraft(DraftError):
+    """Publishing a draft of an article that changed since the draft started from it: refused
+    (409), never a silent lost update. Names both versions by their ETags."""
+
+    def __init__(self, *, started_from: str, current: str) -> None:
+        super().__init__()
+        self.started_from = started_from
+        self.current = current
+
+    def __str__(self) -> str:
+        return (
+            f"The article changed since the draft started from it: the draft started from"
+            f" version {self.started_from}, the article is now {self.current}."
+        )
+
+
+class InvalidPublishTime(DraftError):
+    """A schedule for a time that is not in the future."""
+
+    reason = "publishAt must be in the future."
+
+
+class PreviewLinkExpired(DraftError):
+    reason = "The preview link expired; ask the draft's authors for a new one."
+
+
+class PreviewLinkInvalid(DraftError):
+    reason = "No such preview."

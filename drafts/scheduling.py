@@ -1,0 +1,39 @@
+"""Handing a scheduled draft to the scheduler: an ETA message for the task
+`drafts.publish_scheduled(draft_id, publish_at_iso)` (drafts.tasks), sent after the schedule's
+commit. A message lost on the way, or a worker stopped across the time, is caught by the beat
+sweep (`drafts.sweep_scheduled`); the task publishes through drafts.services.draft_publish, whose
+guard makes the publication happen once whichever arrives first."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from django.utils import timezone
+
+from core import broker
+
+if TYPE_CHECKING:
+    from drafts.models import Draft
+
+PUBLISH_TASK = "drafts.publish_scheduled"
+
+
+def send_publish(draft_id: int, publish_at: datetime, *, now: datetime | None = None) -> int:
+    """Hand the broker the message that publishes the draft at `publish_at` (a countdown from
+    `now`); 1 when the broker took it, 0 when not (the sweep publishes the draft then). Never
+    raises."""
+    remaining = (publish_at - (now or timezone.now())).total_seconds()
+    return broker.send(
+        PUBLISH_TASK,
+        [(draft_id, publish_at.isoformat())],
+        countdown=max(remaining, 0),
+        what="scheduled publications",
+    )
+
+
+def schedule(draft: Draft) -> int:
+    """Send the task that publishes `draft` at its publish_at (after the schedule's commit)."""
+    if draft.publish_at is None:
+        return 0
+    return send_publish(draft.pk, draft.publish_at)
