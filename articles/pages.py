@@ -13,7 +13,11 @@ x 4**k entries and a boundary remembered at each landing, so that the next read 
 starts from one.
 
 Every change of an article moves its blog's revision (articles.services), and boundaries are
-kept with the revision they were found at: a boundary of another revision is never used.
+kept with the revision they were found at: a boundary of another revision is never used as it
+is. Each change remembers, once committed, the sort keys its article had before and after in
+each order (order_changed); a read whose boundaries are a few revisions old carries them over
+those changes (a boundary moves by one for each key that left or entered before it) instead of
+walking again. A change it cannot account for (one not remembered, or too many) means a walk.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import models, router
+from django.db import connections, models, router, transaction
 from django.db.models import F, Func, QuerySet, Value
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
@@ -37,6 +41,10 @@ logger = logging.getLogger(__name__)
 
 # Kept long: boundaries are replaced as soon as a read finds a newer revision of the blog.
 BOUNDARIES_SECONDS = 24 * 3600
+# A read carries boundaries over at most this many changes of the blog; further back, it walks.
+CHANGES_CARRIED = 64
+# The columns whose orders have boundaries: the id (the default order) and articles.search's.
+ORDER_COLUMNS = ("id", "created_at", "updated_at", "title")
 DEFAULT_ORDER = ("id",)
 # What a 503 for a page too slow to read asks (the boundaries its walk found are kept, so the
 # retry starts further on).
@@ -61,29 +69,111 @@ class Row(Func):
     output_field = models.Field()
 
 
+def _blog_prefix(blog: Blog) -> str:
+    # The blog's creation time tells it from a blog of the same id in another database that
+    # shares the cache (the benchmark's), whose revisions may have the same numbers.
+    born = int(blog.created_at.timestamp() * 1_000_000)
+    return f"pages:{blog.pk}:{born}"
+
+
+def _change_key(blog: Blog, revision: int) -> str:
+    return f"{_blog_prefix(blog)}:change:{revision}"
+
+
+Key = tuple[Any, ...]
+
+
+def _sort_key(article: Article | None, column: str) -> Key | None:
+    """The article's key in `column`'s index, as a boundary holds it; None when not live."""
+    if article is None:
+        return None
+    return (article.pk,) if column == "id" else (getattr(article, column), article.pk)
+
+
+def order_changed(*, blog: Blog, before: Article | None, after: Article | None) -> None:
+    """Remember, once the write commits, where the change that moved `blog` to its revision
+    (`blog` as written: its new revision and its creation time) took one article in each order:
+    its sort keys `before` and `after` (None: not a live article then)."""
+    change = {
+        column: (_sort_key(before, column), _sort_key(after, column)) for column in ORDER_COLUMNS
+    }
+    key = _change_key(blog, blog.revision)
+
+    def remember() -> None:
+        try:
+            cache.set(key, change, BOUNDARIES_SECONDS)
+        except Exception:  # a read across this change walks
+            logger.warning("page boundaries' change not kept: cache unreachable", exc_info=True)
+
+    transaction.on_commit(remember)
+
+
 class Boundaries:
     """The sort keys at known positions of one blog's live articles in one column's order
     (ascending, the id breaking ties), for one revision of the blog."""
 
     def __init__(self, blog: Blog, column: str) -> None:
-        # The blog's creation time tells it from a blog of the same id in another database
-        # that shares the cache (the benchmark's), whose revision may be the same number.
-        born = int(blog.created_at.timestamp() * 1_000_000)
-        self.cache_key = f"pages:boundaries:{blog.pk}:{born}:{column}"
+        self.blog = blog
+        self.column = column
+        self.cache_key = f"{_blog_prefix(blog)}:boundaries:{column}"
         self.revision = blog.revision
-        self.keys: dict[int, tuple[Any, ...]] = {}
+        self.keys: dict[int, Key] = {}
         self.found = False
 
     @classmethod
-    def read(cls, blog: Blog, column: str) -> Boundaries:
-        """Those remembered for the blog's current revision (none when the cache is down)."""
+    def read(cls, blog: Blog, column: str, *, alias: str) -> Boundaries:
+        """Those remembered for the blog's current revision, or carried over to it from a recent
+        one (none when the cache is down). `alias`: the database that compares titles."""
         boundaries = cls(blog, column)
         stored = boundaries._stored()
-        if stored is not None and stored[0] == boundaries.revision:
-            boundaries.keys = dict(stored[1])
+        if stored is None or stored[0] > boundaries.revision:
+            return boundaries
+        revision, keys = stored
+        if revision == boundaries.revision:
+            boundaries.keys = dict(keys)
+        elif keys and boundaries.revision - revision <= CHANGES_CARRIED:
+            carried = boundaries._carried(keys, range(revision + 1, boundaries.revision + 1), alias)
+            if carried:
+                boundaries.keys = carried
+                boundaries.found = True  # kept for the current revision
         return boundaries
 
-    def add(self, position: int, key: tuple[Any, ...]) -> None:
+    def _carried(self, keys: dict[int, Key], revisions: range, alias: str) -> dict[int, Key]:
+        """`keys` moved over the changes of `revisions`: each position moves down by one for
+        each key that left from before it and up by one for each that entered before it; a
+        boundary whose own article moved is dropped. Empty when a change is not remembered."""
+        try:
+            changes = cache.get_many([_change_key(self.blog, revision) for revision in revisions])
+        except Exception:
+            logger.warning("page boundaries' changes unreadable: cache unreachable", exc_info=True)
+            return {}
+        if len(changes) != len(revisions):
+            return {}
+        moves = [
+            change[self.column]
+            for change in changes.values()
+            if change[self.column][0] != change[self.column][1]
+        ]
+        if not moves:
+            return dict(keys)
+        moved = {key[-1] for move in moves for key in move if key is not None}
+        order = _comparable(
+            self.column, [*keys.values(), *(k for m in moves for k in m if k)], alias
+        )
+        carried = {}
+        for position, key in keys.items():
+            if key[-1] in moved:
+                continue
+            mark = order(key)
+            shift = sum(
+                (after is not None and order(after) < mark)
+                - (before is not None and order(before) < mark)
+                for before, after in moves
+            )
+            carried[position + shift] = key
+        return carried
+
+    def add(self, position: int, key: Key) -> None:
         self.keys[position] = key
         self.found = True
 
@@ -102,12 +192,28 @@ class Boundaries:
         except Exception:  # the next read walks again
             logger.warning("page boundaries not kept: cache unreachable", exc_info=True)
 
-    def _stored(self) -> tuple[int, dict[int, tuple[Any, ...]]] | None:
+    def _stored(self) -> tuple[int, dict[int, Key]] | None:
         try:
             return cache.get(self.cache_key)
         except Exception:  # the cache is down: pages are read without boundaries
             logger.warning("page boundaries unreadable: cache unreachable", exc_info=True)
             return None
+
+
+def _comparable(column: str, keys: list[Key], alias: str):
+    """A function making `keys` of `column` comparable as the index orders them. Times and ids
+    compare in Python as in the database; titles in the database's collation, which Python's
+    string order is not: one statement sorts the distinct titles (no table read)."""
+    if column != "title":
+        return lambda key: key
+    titles = list({key[0] for key in keys})
+    # Only placeholders are joined into the statement; the titles are parameters.
+    rows = ", ".join(["(CAST(%s AS TEXT))"] * len(titles))
+    sorting = f"SELECT column1 FROM (VALUES {rows}) AS titles ORDER BY column1"  # noqa: S608
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sorting, titles)
+        rank = {title: number for number, (title,) in enumerate(cursor.fetchall())}
+    return lambda key: (rank[key[0]], key[1])
 
 
 def _key_fields(order: tuple[str, ...]) -> tuple[str, ...]:
@@ -203,10 +309,14 @@ def article_page(
     span = (total - end, total - 1 - start) if order[0].startswith("-") else (start, end - 1)
     fields = _key_fields(order)
     near_an_end = min(span[0], total - 1 - span[1]) <= settings.PAGE_BOUNDARY_STRIDE
-    known = Boundaries(blog, fields[0]) if near_an_end else Boundaries.read(blog, fields[0])
     # Where the router reads articles (the replica, when it may): the time bound's transaction
     # is opened there.
     alias = router.db_for_read(Article)
+    known = (
+        Boundaries(blog, fields[0])
+        if near_an_end
+        else Boundaries.read(blog, fields[0], alias=alias)
+    )
     live = Article.objects.using(alias).live().in_blog(blog.pk)
     # The page's tag names in the same statement, when the blog has any tag at all.
     has_tags = getattr(blog, "has_tags", True)

@@ -8,11 +8,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 
-from articles import slugs
+from articles import pages, slugs
 from articles import tags as article_tags
 from articles.etags import article_etag
 from articles.exceptions import (
@@ -32,16 +31,26 @@ if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
 
 
-def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> None:
+def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> Blog:
     """Record a change of one of the blog's articles: new revision, and the count kept exact.
+    Returns the blog's row as written (its new `revision` and its `created_at`, which name the
+    change to articles.pages), from the UPDATE's own RETURNING: no second read.
 
     The UPDATE takes the blog's row lock and finds no row when the blog is archived (an archive
     that committed first wins): BlogArchived then rolls the whole write back."""
-    changes = {"revision": F("revision") + 1, "updated_at": at}
-    if count_delta:
-        changes["article_count"] = F("article_count") + count_delta
-    if not Blog.objects.filter(pk=blog_id, archived=False).update(**changes):
+    alias = router.db_for_write(Blog)  # raw() would otherwise go where reads go
+    ops = connections[alias].ops
+    touched = list(
+        Blog.objects.db_manager(alias).raw(
+            f"UPDATE {ops.quote_name(Blog._meta.db_table)} SET revision = revision + 1, "  # noqa: S608
+            "updated_at = %s, article_count = article_count + %s WHERE id = %s AND archived = %s "
+            "RETURNING id, revision, created_at",
+            [ops.adapt_datetimefield_value(at), count_delta, blog_id, False],
+        )
+    )
+    if not touched:
         raise BlogArchived
+    return touched[0]
 
 
 def _article_for_update(article_id: int) -> Article:
@@ -150,7 +159,7 @@ def article_create(
     now = timezone.now()
     # The UPDATE both keeps the count exact and takes the blog's row lock: creates in one blog
     # queue there, so the free slug found next is still free at the INSERT.
-    _blog_touch(blog_id=blog.pk, at=now, count_delta=1)
+    touched = _blog_touch(blog_id=blog.pk, at=now, count_delta=1)
     if slug is None:
         slug = slugs.slug_unique(blog_id=blog.pk, title=title)
     else:
@@ -169,6 +178,7 @@ def article_create(
     # validating them here too would cost a query each.
     article.full_clean(exclude=["blog", "tags"], validate_constraints=False)
     article.save(force_insert=True)
+    pages.order_changed(blog=touched, before=None, after=article)
     article.tag_names = []
     if tags:
         article_tags.set_tags(article, tags, replace=False)
@@ -224,7 +234,8 @@ def article_replace(
         ArticleSlug.objects.filter(blog_id=replaced.blog_id, slug=slug).delete()
     if tags is not None:
         article_tags.set_tags(replaced, tags)
-    _blog_touch(blog_id=replaced.blog_id, at=now)
+    touched = _blog_touch(blog_id=replaced.blog_id, at=now)
+    pages.order_changed(blog=touched, before=previous, after=replaced)
     _revision_keep(previous=previous, at=now, actor=actor)
     representations.article_changed(article_id=replaced.pk, blog_id=replaced.blog_id)
     announce("article.replaced", replaced)
@@ -243,8 +254,9 @@ def article_delete(
     keeps, and its event follows theirs."""
     _article_for_update(article.pk)
     now = timezone.now()
-    _, deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
-    _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
+    previous, deleted = _compare_and_set(article, expected_version, deleted_at=now, updated_at=now)
+    touched = _blog_touch(blog_id=deleted.blog_id, at=now, count_delta=-1)
+    pages.order_changed(blog=touched, before=previous, after=None)
     ArticleRevision.objects.filter(id=deleted.pk).delete()
     representations.article_changed(article_id=deleted.pk, blog_id=deleted.blog_id)
     announce("article.deleted", deleted)

@@ -1,7 +1,7 @@
 """Pages of a large blog in every order, read by several clients at once through gunicorn while
-an author writes to the blog (each write a new revision, so the deep reads walk again): no read
-waits a second, none fails, the health check answers throughout, and the pages are right after
-(issue 27; articles/pages.py)."""
+an author writes to the blog (each write a new revision: the reads carry their boundaries over
+the changes the writes remember): no read waits a second, none fails, the health check answers
+throughout, and the pages are right after (issue 27; articles/pages.py)."""
 
 from __future__ import annotations
 
