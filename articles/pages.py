@@ -93,7 +93,10 @@ def _sort_key(article: Article | None, column: str) -> Key | None:
 def order_changed(*, blog: Blog, before: Article | None, after: Article | None) -> None:
     """Remember, once the write commits, where the change that moved `blog` to its revision
     (`blog` as written: its new revision and its creation time) took one article in each order:
-    its sort keys `before` and `after` (None: not a live article then)."""
+    its sort keys `before` and `after` (None: not a live article then). Nothing for a blog
+    whose every page is within a stride of an end: its reads never look for boundaries."""
+    if blog.article_count <= 2 * settings.PAGE_BOUNDARY_STRIDE:
+        return
     change = {
         column: (_sort_key(before, column), _sort_key(after, column)) for column in ORDER_COLUMNS
     }

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> Blog:
     """Record a change of one of the blog's articles: new revision, and the count kept exact.
-    Returns the blog's row as written (its new `revision` and its `created_at`, which name the
-    change to articles.pages), from the UPDATE's own RETURNING: no second read.
+    Returns the blog's row as written (its new `revision`, `article_count` and `created_at`,
+    which name the change to articles.pages), from the UPDATE's own RETURNING: no second read.
 
     The UPDATE takes the blog's row lock and finds no row when the blog is archived (an archive
     that committed first wins): BlogArchived then rolls the whole write back."""
@@ -44,7 +44,7 @@ def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> Blog:
         Blog.objects.db_manager(alias).raw(
             f"UPDATE {ops.quote_name(Blog._meta.db_table)} SET revision = revision + 1, "  # noqa: S608
             "updated_at = %s, article_count = article_count + %s WHERE id = %s AND archived = %s "
-            "RETURNING id, revision, created_at",
+            "RETURNING id, revision, created_at, article_count",
             [ops.adapt_datetimefield_value(at), count_delta, blog_id, False],
         )
     )

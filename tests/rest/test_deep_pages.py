@@ -9,10 +9,11 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
-from articles import services
+from articles import pages, services
 from articles.models import Article
 from articles.search import ORDERINGS
 from blogs.models import Blog
@@ -163,6 +164,25 @@ def test_a_deep_page_walks_once_then_carries_its_boundaries_over_the_writes(
     after_the_edit = statements_for(api, url)
     assert len(after_the_edit) > page_only + 1, after_the_edit
     assert len(statements_for(api, url)) == page_only
+
+
+def test_a_write_to_a_blog_without_deep_pages_remembers_nothing(
+    api, blog, shelf, alice_token, django_capture_on_commit_callbacks, settings
+):
+    """41 articles (42 with the new one) and a stride of 21: every page is within a stride of an
+    end, no read looks for boundaries, and a write keeps no change for them; past 2 strides it
+    does."""
+    articles = f"{API}/blogs/{blog.pk}/articles"
+    for stride, kept in ((21, False), (20, True)):
+        settings.PAGE_BOUNDARY_STRIDE = stride
+        with django_capture_on_commit_callbacks(execute=True):
+            created = api.write("POST", articles, {"title": "Small"}, token=alice_token)
+            assert created.status_code == 201
+            api.write("DELETE", f"{articles}/{body(created)['id']}", token=alice_token)
+        blog.refresh_from_db()
+        assert blog.article_count == 41
+        remembered = cache.get(pages._change_key(blog, blog.revision))
+        assert (remembered is not None) is kept, stride
 
 
 def test_boundaries_carried_over_random_writes_give_the_offsets_pages(
