@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.support.processes import group_members
+from tests.support.groups import group_members
 from tests.support.servers import http_request
 from tests.support.webhooks import Hold, Receiver, RedisServer, peer_closed
 

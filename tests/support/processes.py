@@ -20,24 +20,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.groups import group_members, running
 from tests.support.servers import BASE_DIR, free_port, http_request
 from tests.support.webhooks import die_with_parent, wait_until
-
-
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, process group) of a process, None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[2])
-
-
-def running(pid: int) -> bool:
-    """True while the process has not exited (a zombie has: only its exit status is left)."""
-    stat = _stat(pid)
-    return stat is not None and stat[0] not in ("Z", "X")
 
 
 def descendants(pid: int) -> set[int]:
@@ -53,17 +38,6 @@ def descendants(pid: int) -> set[int]:
                         found.add(child)
                         todo.append(child)
     return found
-
-
-def group_members(pgid: int) -> set[int]:
-    """The processes of a process group that have not exited."""
-    members = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            if stat is not None and stat[1] == pgid and stat[0] not in ("Z", "X"):
-                members.add(int(entry.name))
-    return members
 
 
 def describe(pids: set[int]) -> list[str]:

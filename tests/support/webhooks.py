@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.support.groups import stop_group
 from tests.support.servers import BASE_DIR, free_port
 
 REDIS_SERVER = shutil.which("redis-server")
@@ -73,20 +74,6 @@ def wait_until(condition: Callable[[], object], *, timeout: float, what: str) ->
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
         time.sleep(0.1)
-
-
-def stop_group(process: subprocess.Popen, *, first: signal.Signals, grace: float) -> None:
-    """Signal the process group, then SIGKILL it if it is still there after `grace` seconds."""
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, first)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=grace)
-    # The group may outlive its leader (a Celery pool child): SIGKILL whatever is left of it.
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=5)
 
 
 def unit_command(unit: str, schedule: Path) -> tuple[list[str], dict[str, str]]:
