@@ -150,13 +150,12 @@ class Boundaries:
         except Exception:
             logger.warning("page boundaries' changes unreadable: cache unreachable", exc_info=True)
             return {}
-        if len(changes) != len(revisions):
+        # Each change must say how it moved this column (one remembered by a version of the
+        # service that had no such order says nothing of it).
+        moved_here = [change.get(self.column, None) for change in changes.values()]
+        if len(moved_here) != len(revisions) or None in moved_here:
             return {}
-        moves = [
-            change[self.column]
-            for change in changes.values()
-            if change[self.column][0] != change[self.column][1]
-        ]
+        moves = [(before, after) for before, after in moved_here if before != after]
         if not moves:
             return dict(keys)
         moved = {key[-1] for move in moves for key in move if key is not None}
