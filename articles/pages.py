@@ -23,6 +23,7 @@ walking again. A change it cannot account for (one not remembered, or too many) 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -152,7 +153,7 @@ class Boundaries:
             return {}
         # Each change must say how it moved this column (one remembered by a version of the
         # service that had no such order says nothing of it).
-        moved_here = [change.get(self.column, None) for change in changes.values()]
+        moved_here = [change.get(self.column) for change in changes.values()]
         if len(moved_here) != len(revisions) or None in moved_here:
             return {}
         moves = [(before, after) for before, after in moved_here if before != after]
@@ -202,7 +203,7 @@ class Boundaries:
             return None
 
 
-def _comparable(column: str, keys: list[Key], alias: str):
+def _comparable(column: str, keys: list[Key], alias: str) -> Callable[[Key], Any]:
     """A function making `keys` of `column` comparable as the index orders them. Times and ids
     compare in Python as in the database; titles in the database's collation, which Python's
     string order is not: one statement sorts the distinct titles (no table read)."""
