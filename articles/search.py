@@ -10,7 +10,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection, connections, router
@@ -154,6 +154,20 @@ def _order(query: str | None, sort: str | None) -> tuple[Any, ...]:
     return ORDERINGS[sort]
 
 
+class Ranking(NamedTuple):
+    """A search's ranking as kept: the number of matches and the ids of the first RANKING_KEPT,
+    in order. On PostgreSQL also where it stands, for it to be carried over the writes that
+    follow (_carried): `last`, the order's key (column, id) of the last id kept when some matches
+    are not kept; `snapshot`, the database snapshot it was taken in; `own`, the transaction it
+    was taken in, if that had written, and the last change of that transaction it saw."""
+
+    total: int
+    ids: tuple[int, ...]
+    last: tuple[Any, ...] | None = None
+    snapshot: str | None = None
+    own: tuple[str, int] | None = None
+
+
 def _search_page(
     articles: QuerySet,
     query: str,
@@ -163,6 +177,8 @@ def _search_page(
     *,
     scope: str,
     generations: list[str],
+    blog_id: int | None = None,
+    carried: bool = False,
 ) -> Page[Article]:
     """The page of `articles` that match `query`, in `order`, with their number; within
     SEARCH_TIMEOUT_MS on PostgreSQL, else SearchError.
@@ -170,7 +186,9 @@ def _search_page(
     On PostgreSQL a search is ranked once per state of the articles: the number of matches and
     the ids of the first RANKING_KEPT (one statement, a top-N sort) are kept in the cache under
     `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page then reads
-    only its own rows, by id (docs/decisions/search.md, "Broad searches")."""
+    only its own rows, by id (docs/decisions/search.md, "Broad searches"). When `carried`
+    (every live article of the blog `blog_id`, or of every blog), the ranking is kept across
+    the writes and carried over each (_carried) rather than ranked again."""
     # Where the router reads articles (the replica, when it may): the time budget's transaction
     # is opened there, as one on the primary would send every read of the search to the primary.
     alias = router.db_for_read(Article)
@@ -181,7 +199,7 @@ def _search_page(
     end = offset + size
     rows: list[Article] | None = None
 
-    def rank() -> tuple[int, tuple[int, ...]]:
+    def rank() -> Ranking:
         nonlocal rows
         alias = router.db_for_read(Article)
         with _time_budget(alias):
@@ -190,22 +208,28 @@ def _search_page(
             rows = _page_rows(articles, matches, order, ranking, offset, end, alias)
         return ranking
 
+    def carry(ranking: Any) -> Ranking | None:
+        if not isinstance(ranking, Ranking) or ranking.snapshot is None:
+            return None  # kept by an earlier version
+        return _carried(ranking, matches, order, query, blog_id)
+
     # Outside any transaction: on the database store too, the cache's entries and the mark of
     # the one ranking a search are seen by every process at once. A search reads where the
     # router says, a replica that is behind too (kept only when it has the generations' state).
-    total, ids = representations.cached(
+    ranking = representations.cached(
         _ranking_key(scope, query, order),
         generations,
         rank,
-        keep=lambda ranking: ranking[0] >= settings.SEARCH_CACHE_MIN_MATCHES,
+        keep=lambda ranking: ranking.total >= settings.SEARCH_CACHE_MIN_MATCHES,
         wait=settings.SEARCH_TIMEOUT_MS / 1000,
         where_routed=True,
         seconds=RANKING_SECONDS,
+        refresh=carry if carried else None,
     )
     if rows is None:  # ranked before
         with _time_budget(alias):
-            rows = _page_rows(articles, matches, order, (total, ids), offset, end, alias)
-    return Page(rows, total, index, size)
+            rows = _page_rows(articles, matches, order, ranking, offset, end, alias)
+    return Page(rows, ranking.total, index, size)
 
 
 def _ranking_key(scope: str, query: str, order: tuple[Any, ...]) -> str:
@@ -221,28 +245,207 @@ def _sorted_by(order: tuple[Any, ...]) -> tuple[str, ...]:
     return ("id", *(name.lstrip("-") for name in order if name.lstrip("-") != "id"))
 
 
-def _ranking(matches: QuerySet, order: tuple[Any, ...]) -> tuple[int, tuple[int, ...]]:
-    """The number of matches and the ids of the first RANKING_KEPT, in one statement."""
+def _key(order: tuple[Any, ...], row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The order's key (its columns' values, in its order) of a row of _sorted_by(order)."""
+    values = dict(zip(_sorted_by(order), row, strict=True))
+    return tuple(values[name.lstrip("-")] for name in order)
+
+
+# What the snapshot of a ranking's statement is, and what its own transaction had written then:
+# one value, "<snapshot> <own txid> <its last change>" (the last two when it has written).
+_SEEN = RawSQL(
+    "(SELECT concat_ws(' ', pg_current_snapshot(), pg_current_xact_id_if_assigned(),"
+    " (SELECT max(id) FROM articles_searchchange WHERE txid = pg_current_xact_id_if_assigned())))",
+    [],
+)
+
+
+def _seen(text: str) -> tuple[str, tuple[str, int] | None]:
+    snapshot, *own = text.split(" ")
+    if not own:
+        return snapshot, None
+    return snapshot, (own[0], int(own[1]) if len(own) > 1 else 0)
+
+
+def _ranking(matches: QuerySet, order: tuple[Any, ...]) -> Ranking:
+    """The number of matches and the ids of the first RANKING_KEPT, in one statement, with the
+    snapshot it was taken in."""
     rows = list(
-        matches.annotate(found=Window(Count("id")))
+        matches.annotate(found=Window(Count("id")), seen=_SEEN)
         .order_by(*order)
-        .values_list("found", *_sorted_by(order))[:RANKING_KEPT]
+        .values_list("found", "seen", *_sorted_by(order))[:RANKING_KEPT]
     )
-    return (rows[0][0] if rows else 0), tuple(row[1] for row in rows)
+    if not rows:
+        return Ranking(0, ())
+    total = rows[0][0]
+    snapshot, own = _seen(rows[0][1])
+    last = _key(order, rows[-1][2:]) if total > len(rows) else None
+    return Ranking(total, tuple(row[2] for row in rows), last, snapshot, own)
+
+
+# At most this many changed articles are carried over; past it a search is ranked again.
+CHANGES_CARRIED = 64
+
+# The changes a ranking has not seen, with what each changed article was for the search then
+# (live, in the scope, matching) and is now; a row with no change when there is none, so that
+# the statement's own snapshot always comes back. The ranking's own transaction's changes (it
+# had written, as a test's does) are told by their order: pg_visible_in_snapshot does not know
+# a snapshot's own transaction.
+_CHANGES_SQL = """
+SELECT cur.snapshot, cur.own, cur.own_last, c.id, c.article_id,
+       coalesce(c.old_live AND c.old_vector @@ cur.query{old_scope}, false),
+       coalesce(a.deleted_at IS NULL AND a.search_vector @@ cur.query{new_scope}, false)
+FROM (SELECT pg_current_snapshot()::text AS snapshot,
+             pg_current_xact_id_if_assigned()::text AS own,
+             (SELECT max(id) FROM articles_searchchange
+               WHERE txid = pg_current_xact_id_if_assigned()) AS own_last,
+             websearch_to_tsquery(%(config)s::regconfig, %(query)s) AS query) cur
+LEFT JOIN (SELECT * FROM articles_searchchange
+            WHERE txid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
+              AND CASE WHEN txid = %(own)s::xid8 THEN id > %(own_last)s
+                       ELSE NOT pg_visible_in_snapshot(txid, %(snapshot)s::pg_snapshot) END
+            ORDER BY id LIMIT %(limit)s) c ON true
+LEFT JOIN {articles} a ON a.id = c.article_id
+ORDER BY c.id
+"""
+
+
+def _carried(
+    ranking: Ranking, matches: QuerySet, order: tuple[Any, ...], query: str, blog_id: int | None
+) -> Ranking | None:
+    """`ranking` brought to the articles' present: the changes it has not seen (one statement)
+    change its number by the articles that matched and no longer do or the reverse, and, when
+    one of them matched before or does now, its ids are those kept that did not change and the
+    changed ones that match now, as far as its last key, in order (one statement). None when it
+    cannot be carried: more than CHANGES_CARRIED changes, or a bulk write, since it was taken.
+
+    On a replica behind the snapshot the ranking was taken in, carried on the primary."""
+    alias = router.db_for_read(Article)
+    with _time_budget(alias):
+        carried = _carried_on(alias, ranking, matches, order, query, blog_id)
+    if carried is _BEHIND:
+        with reads_from_primary(), _time_budget(PRIMARY):
+            carried = _carried_on(PRIMARY, ranking, matches, order, query, blog_id)
+    return None if carried is _BEHIND else carried
+
+
+_BEHIND: Any = object()
+
+
+def _carried_on(
+    alias: str,
+    ranking: Ranking,
+    matches: QuerySet,
+    order: tuple[Any, ...],
+    query: str,
+    blog_id: int | None,
+) -> Ranking | None:
+    assert ranking.snapshot is not None
+    own_txid, own_last = ranking.own or (None, 0)
+    scope = "" if blog_id is None else " AND {}.blog_id = %(blog_id)s"
+    sql = _CHANGES_SQL.format(
+        old_scope=scope.format("c"),
+        new_scope=scope.format("a"),
+        articles=connections[alias].ops.quote_name(Article._meta.db_table),
+    )
+    params = {
+        "config": SEARCH_CONFIG,
+        "query": web_search_text(query),
+        "snapshot": ranking.snapshot,
+        "own": own_txid,
+        "own_last": own_last,
+        "limit": CHANGES_CARRIED + 1,
+        "blog_id": blog_id,
+    }
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    snapshot, own, own_txid_last = rows[0][0], rows[0][1], rows[0][2]
+    if not _covers(snapshot, ranking.snapshot, ranking.own):
+        return _BEHIND
+    changes = [row[3:] for row in rows if row[3] is not None]
+    if not changes:
+        return ranking
+    if len(changes) > CHANGES_CARRIED or any(article is None for _, article, *_ in changes):
+        return None
+    state: dict[int, list[bool]] = {}
+    for _, article, was, now in changes:
+        state.setdefault(article, [was, now])[1] = now  # what it was when first changed
+    seen = (snapshot, (own, own_txid_last or 0) if own is not None else None)
+    total = ranking.total + sum(now for _, now in state.values())
+    total -= sum(was for was, _ in state.values())
+    if not any(was or now for was, now in state.values()):
+        return ranking._replace(total=total, snapshot=seen[0], own=seen[1])
+    candidates = [pk for pk in ranking.ids if pk not in state]
+    candidates += [pk for pk, (_, now) in state.items() if now]
+    kept = matches.using(alias).filter(pk__in=candidates)
+    if ranking.last is not None:
+        kept = kept.filter(_at_or_before(order, ranking.last))
+    first = list(kept.order_by(*order).values_list(*_sorted_by(order))[: RANKING_KEPT + 1])
+    last = ranking.last
+    if len(first) > RANKING_KEPT:
+        first = first[:RANKING_KEPT]
+        last = _key(order, first[-1])
+    if total <= len(first):
+        last = None
+    return Ranking(total, tuple(row[0] for row in first), last, *seen)
+
+
+# How long the changes are kept (on PostgreSQL): far longer than any kept ranking is old, since each
+# was taken or carried within RANKING_SECONDS and a write's transaction lasts seconds.
+CHANGES_KEPT_SECONDS = 3600
+
+
+def forget_changes() -> int:
+    """Drop the changes written more than CHANGES_KEPT_SECONDS ago; the number dropped."""
+    if connection.vendor != "postgresql":
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM articles_searchchange"
+            " WHERE changed_at < clock_timestamp() - make_interval(secs => %s)",
+            [CHANGES_KEPT_SECONDS],
+        )
+        return cursor.rowcount
+
+
+def _at_or_before(order: tuple[Any, ...], last: tuple[Any, ...]) -> Q:
+    """The rows that come no later than the key `last` in `order` (a column, then the id)."""
+    (column, tie), (value, tie_value) = order, last
+    name, tie_name = column.lstrip("-"), tie.lstrip("-")
+    before = "gt" if column.startswith("-") else "lt"
+    tie_before = "gte" if tie.startswith("-") else "lte"
+    return Q(**{f"{name}__{before}": value}) | Q(
+        **{name: value, f"{tie_name}__{tie_before}": tie_value}
+    )
+
+
+def _xids(snapshot: str) -> tuple[int, int, set[int]]:
+    xmin, xmax, running = snapshot.split(":")
+    return int(xmin), int(xmax), {int(x) for x in running.split(",") if x}
+
+
+def _covers(newer: str, older: str, own: tuple[str, int] | None) -> bool:
+    """Whether every transaction the snapshot `older` sees is seen by `newer` (a replica that
+    has replayed at least as far); the ranking's own transaction, if any, counts as seen."""
+    _, xmax, running = _xids(newer)
+    _, old_xmax, old_running = _xids(older)
+    mine = int(own[0]) if own else None
+    return xmax >= old_xmax and all(x >= old_xmax or x in old_running or x == mine for x in running)
 
 
 def _page_rows(
     articles: QuerySet,
     matches: QuerySet,
     order: tuple[Any, ...],
-    ranking: tuple[int, tuple[int, ...]],
+    ranking: Ranking,
     offset: int,
     end: int,
     alias: str,
 ) -> list[Article]:
     """The articles of the page from `offset` to `end` of `ranking` (number, first ids); a page
     past the last match (however far: past_every_table) asks for no rows."""
-    total, ids = ranking
+    total, ids = ranking.total, ranking.ids
     if offset >= total:
         return []
     if end > len(ids) and len(ids) < total:  # deeper than the ranking kept
@@ -346,7 +549,10 @@ def blog_article_page(
         page_index,
         page_size,
         scope=f"blog:{blog.pk}" + (f":tag:{tag}" if tag is not None else ""),
-        generations=[representations.blog_articles_generation(blog.pk)],
+        # A tag's search is not carried: tagging an article is no write to the articles.
+        generations=[representations.blog_articles_generation(blog.pk)] if tag is not None else [],
+        blog_id=blog.pk,
+        carried=tag is None,
     )
     for article in page.items:
         article.blog = blog  # each links to its blog by title: no query per article
@@ -369,5 +575,6 @@ def article_search_page(
         page_index,
         page_size,
         scope="all" + (f":tag:{tag}" if tag is not None else ""),
-        generations=[representations.articles_generation()],
+        generations=[representations.articles_generation()] if tag is not None else [],
+        carried=tag is None,
     )

@@ -97,6 +97,7 @@ def cached(
     wait: float = 0.0,
     where_routed: bool = False,
     seconds: int | None = None,
+    refresh: Callable[[Any], Any] | None = None,
 ) -> Any:
     """The value stored under `key` while `generations` stand, else `build()` (stored then,
     unless `keep` says it is not worth it), for `seconds` (REPRESENTATION_CACHE_SECONDS unless
@@ -108,7 +109,12 @@ def cached(
     asked for by many at once); a waiter builds after all if the builder fails, keeps nothing,
     or takes longer. With `where_routed`, a build reads where the router sends it even from a
     replica that has not replayed the generations' writes yet (as a read that is never cached
-    does), and then keeps nothing: an entry always holds a state at least as new as its tags."""
+    does), and then keeps nothing: an entry always holds a state at least as new as its tags.
+
+    With `refresh`, a value found is passed through it before it is served: it returns the value
+    brought up to date by itself (stored in its place when it is another one), or None when it
+    cannot be, and the value is built again (a value that says what state it holds and can be
+    carried over what changed since: articles.search's rankings)."""
     entry_seconds = settings.REPRESENTATION_CACHE_SECONDS if seconds is None else seconds
     if not entry_seconds:
         if where_routed:
@@ -116,22 +122,26 @@ def cached(
         with reads_from_primary():
             return build()
     try:
-        found = cache.get_many([key, *generations])
-        tags = [found.get(name) for name in generations]
-        if None in tags:
-            # A generation not seen yet (or evicted): start it; whoever wins `add` sets it.
-            for name, tag in zip(generations, tags, strict=True):
-                if tag is None:
-                    cache.add(name, uuid.uuid4().hex, GENERATION_SECONDS)
-            tags = [cache.get(name) for name in generations]
-        entry = found.get(key)
-        if entry is not None and entry[0] == tags:
-            return entry[1]
+        tags, found = _entry(key, generations)
+    except Exception:  # the cache is down: serve from the database
+        logger.warning("representation cache unreachable", exc_info=True)
+        return build()
+    stale = _MISSING
+    if found is not _MISSING:
+        if refresh is None:
+            return found
+        value = refresh(found)
+        if value is not None:
+            if value is not found and (keep is None or keep(value)):
+                _store(key, tags, value, entry_seconds)
+            return value
+        stale = found
+    try:
         # The builder's mark names the tags: a build for an older state keeps no one waiting.
         building = f"{key}:building:{':'.join(map(str, tags))}"
         if wait and not cache.add(building, 1, math.ceil(wait)):
-            done, value = _built_meanwhile(key, tags, building, wait)
-            if done:
+            done, value = _built_meanwhile(key, tags, building, wait, stale)
+            if done and (refresh is None or (value := refresh(value)) is not None):
                 return value
             wait = 0.0
     except Exception:  # the cache is down: serve from the database
@@ -148,10 +158,7 @@ def cached(
             with reads_from_primary():
                 value = build()
         if fresh and (keep is None or keep(value)):
-            try:
-                cache.set(key, (tags, value), entry_seconds)
-            except Exception:
-                logger.warning("representation cache unreachable", exc_info=True)
+            _store(key, tags, value, entry_seconds)
     finally:
         if wait:
             try:
@@ -161,19 +168,49 @@ def cached(
     return value
 
 
+_MISSING = object()
+
+
+def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any]:
+    """The generations' tags (started where not seen yet), and the value stored under `key` for
+    them, or _MISSING."""
+    found = cache.get_many([key, *generations])
+    tags = [found.get(name) for name in generations]
+    if None in tags:
+        # A generation not seen yet (or evicted): start it; whoever wins `add` sets it.
+        for name, tag in zip(generations, tags, strict=True):
+            if tag is None:
+                cache.add(name, uuid.uuid4().hex, GENERATION_SECONDS)
+        tags = [cache.get(name) for name in generations]
+    entry = found.get(key)
+    if entry is not None and entry[0] == tags:
+        return tags, entry[1]
+    return tags, _MISSING
+
+
+def _store(key: str, tags: list[Any], value: Any, seconds: int) -> None:
+    try:
+        cache.set(key, (tags, value), seconds)
+    except Exception:
+        logger.warning("representation cache unreachable", exc_info=True)
+
+
 # How often a waiter looks for the entry another caller is building.
 WAIT_POLL_SECONDS = 0.02
 
 
-def _built_meanwhile(key: str, tags: list[str], building: str, wait: float) -> tuple[bool, Any]:
-    """(True, the entry's value) once the builder has stored it; (False, None) when the builder
-    is gone without storing one, or after `wait` seconds."""
+def _built_meanwhile(
+    key: str, tags: list[str], building: str, wait: float, stale: Any
+) -> tuple[bool, Any]:
+    """(True, the entry's value) once the builder has stored it (a value other than `stale`,
+    the one the caller could not refresh); (False, None) when the builder is gone without
+    storing one, or after `wait` seconds."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         time.sleep(WAIT_POLL_SECONDS)
         found = cache.get_many([key, building])
         entry = found.get(key)
-        if entry is not None and entry[0] == tags:
+        if entry is not None and entry[0] == tags and entry[1] != stale:
             return True, entry[1]
         if building not in found:
             return False, None
@@ -188,6 +225,8 @@ def _replica_has_replayed(tags: list[str]) -> bool:
     after it was set."""
     if not replica_available():
         return False
+    if not tags:
+        return True  # an entry of no generation says itself what state it holds
     names = [_position_key(tag) for tag in tags]
     try:
         positions = cache.get_many(names)

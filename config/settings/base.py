@@ -537,6 +537,7 @@ CELERY_BEAT_SCHEDULE = {
     "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
     "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
     "drafts-sweep": {"task": "drafts.sweep_scheduled", "schedule": float(DRAFTS_SWEEP_SECONDS)},
+    "articles-search-changes": {"task": "articles.forget_search_changes", "schedule": 600.0},
 }
 if not REDIS_URL:
     # Expiry of the database store, off the request path (Redis expires its keys itself).

@@ -278,12 +278,13 @@ def test_the_pin_to_the_primary_ends_after_replica_pin_seconds(pair, serve):
     assert found_by_search(server, "Pinned", writer) == []
 
 
-def test_a_broad_search_ranked_on_a_replica_behind_its_articles_is_not_kept(
+def test_a_broad_search_ranked_on_a_replica_behind_its_articles_is_carried_over_what_it_missed(
     pair, serve, cache_store
 ):
     """A search reads the replica even while it lags, as any uncached read; a ranking it makes
-    there is older than the generations the write renewed, so it must not be kept: kept, it
-    would hide the write from every reader after the replica caught up."""
+    there is kept with the replica's snapshot, so that once the replica has caught up the write
+    it had not replayed is carried over it: kept as it was, it would hide the write from every
+    reader."""
     cluster, token = pair
     server = serve(**cache_store.env, SEARCH_CACHE_MIN_MATCHES="1")
     reader = {"Accept": "application/hal+json"}

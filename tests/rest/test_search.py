@@ -7,6 +7,7 @@ from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -544,9 +545,13 @@ def test_the_search_column_and_index_exist_on_postgresql_only():
 # --- broad searches: ranked once per state of the articles (issue 27) --------------------------
 
 
-def rankings(queries: ContentQueries) -> list[str]:
-    """The statements that searched (ranked, counted): every other one reads rows by id."""
-    return [q["sql"] for q in queries if "websearch_to_tsquery" in q["sql"]]
+RANKED = "OVER ()"  # the ranking's count of every match: COUNT(...) OVER ()
+CARRIED = "articles_searchchange"  # what a kept ranking has not seen
+
+
+def ranked(sql: list[str]) -> list[str]:
+    """The statements that ranked (counted every match)."""
+    return [s for s in sql if RANKED in s]
 
 
 def searched(api, url: str) -> tuple[dict, list[str]]:
@@ -566,16 +571,18 @@ def test_postgresql_ranks_a_broad_search_once_until_its_articles_change(api, blo
     url = f"{API}/blogs/{blog.pk}/articles?q=harbour&pageSize=4"
 
     first, sql = searched(api, url)
-    assert len([s for s in sql if "websearch_to_tsquery" in s]) == 1
+    assert len(ranked(sql)) == 1
     again, sql = searched(api, url)
-    # The blog, the time budget, the page's rows by id: no search, no count.
-    assert len(sql) == 3 and not [s for s in sql if "websearch_to_tsquery" in s], sql
+    # The blog, the time budget and the changes since the ranking (none), the time budget and
+    # the page's rows by id: no search, no count.
+    assert len(sql) == 5 and not ranked(sql), sql
+    assert CARRIED in sql[2] and "websearch_to_tsquery" not in sql[4], sql
     assert again == first
     assert first["totalArticles"] == 12
     # Title matches first (weight A), then the rest, ties by id: from the ranking kept.
     assert [a["title"] for a in first["_embedded"]] == [f"Harbour note {n}" for n in (0, 3, 6, 9)]
     later, sql = searched(api, url + "&pageIndex=3")
-    assert not [s for s in sql if "websearch_to_tsquery" in s], sql
+    assert not ranked(sql), sql
     assert [a["title"] for a in later["_embedded"]] == ["Note 7", "Note 8", "Note 10", "Note 11"]
 
     # Another order is another ranking; a search with fewer matches is not kept.
@@ -584,15 +591,23 @@ def test_postgresql_ranks_a_broad_search_once_until_its_articles_change(api, blo
     narrow = f"{API}/blogs/{blog.pk}/articles?q=lantern"
     assert len(rankings_of(api, narrow)) == len(rankings_of(api, narrow)) == 1
 
-    # A write to the blog's articles: ranked again, and the page shows it.
+    # A write to the blog's articles: carried over, not ranked again, and the page shows it.
     write(blog, "Harbour lights", "New.")
     fresh, sql = searched(api, url)
-    assert len([s for s in sql if "websearch_to_tsquery" in s]) == 1
+    assert not ranked(sql), sql
     assert fresh["totalArticles"] == 13
+    second, sql = searched(api, url + "&pageIndex=2")
+    assert not ranked(sql), sql
+    # A title match with no other, below the four whose content matches too.
+    assert second["_embedded"][0]["title"] == "Harbour lights"
+    for page, carried in ((url, fresh), (url + "&pageIndex=2", second)):
+        cache.clear()
+        ranked_again, sql = searched(api, page)
+        assert len(ranked(sql)) == 1 and ranked_again == carried
 
 
 def rankings_of(api, url: str) -> list[str]:
-    return [s for s in searched(api, url)[1] if "websearch_to_tsquery" in s]
+    return ranked(searched(api, url)[1])
 
 
 @pytest.fixture
@@ -701,9 +716,10 @@ def test_postgresql_runs_every_statement_of_a_search_in_its_time_budget(api, blo
     )
     url = f"{API}{path.format(blog=blog.pk)}?q=harbour&pageSize=100&pageIndex="
 
-    # Ranked (the ranking, the rows); from the ranking kept (the rows); past the ids kept (their
-    # ids, the rows); past the end, however far (nothing).
-    for page, expected in (("1", 2), ("1", 1), ("10", 1), ("11", 2), ("12", 0), ("9" * 18, 0)):
+    # Ranked (the ranking, the rows); from the ranking kept (the changes it has not seen, the
+    # rows); past the ids kept (the changes, their ids, the rows); past the end, however far
+    # (the changes: the number of matches is the ranking's).
+    for page, expected in (("1", 2), ("1", 2), ("10", 2), ("11", 3), ("12", 1), ("9" * 18, 1)):
         with ContentQueries(connection) as queries:
             assert api.get(url + page).status_code == 200
         budget = False
@@ -757,7 +773,7 @@ def test_postgresql_ranks_a_broad_search_with_a_top_n_sort_in_memory(api, broad,
     assert [a["title"] for a in document["_embedded"][:2]] == ["Harbour 0", "Harbour 40"]
     sql = statements(queries)
     budget = next(s for s in sql if "set_config('statement_timeout'" in s)
-    (ranking,) = rankings(queries)
+    (ranking,) = ranked(sql)
     rows = sql[sql.index(ranking) + 1]
 
     with transaction.atomic(), connection.cursor() as cursor:

@@ -1,0 +1,15 @@
+"""The articles' Celery task: forgetting the search changes no kept ranking can need any more
+(articles.search, "Carried over the writes"), on beat's schedule (settings.CELERY_BEAT_SCHEDULE).
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from articles import search
+
+
+@shared_task(name="articles.forget_search_changes", ignore_result=True)
+def forget_search_changes() -> int:
+    """Drop the changes older than search.CHANGES_KEPT_SECONDS; the number dropped."""
+    return search.forget_changes()
