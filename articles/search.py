@@ -187,8 +187,8 @@ def _search_page(
     the ids of the first RANKING_KEPT (one statement, a top-N sort) are kept in the cache under
     `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page then reads
     only its own rows, by id (docs/decisions/search.md, "Broad searches"). When `carried`
-    (every live article of the blog `blog_id`, or of every blog), the ranking is kept across
-    the writes and carried over each (_carried) rather than ranked again."""
+    (every live article of the blog `blog_id`, or of every blog), a ranking kept under older
+    generations is carried over the writes since (_carried) rather than ranked again."""
     # Where the router reads articles (the replica, when it may): the time budget's transaction
     # is opened there, as one on the primary would send every read of the search to the primary.
     alias = router.db_for_read(Article)
@@ -286,11 +286,27 @@ def _ranking(matches: QuerySet, order: tuple[Any, ...]) -> Ranking:
 # At most this many changed articles are carried over; past it a search is ranked again.
 CHANGES_CARRIED = 64
 
-# The changes a ranking has not seen, with what each changed article was for the search then
-# (live, in the scope, matching) and is now; a row with no change when there is none, so that
-# the statement's own snapshot always comes back. The ranking's own transaction's changes (it
-# had written, as a test's does) are told by their order: pg_visible_in_snapshot does not know
-# a snapshot's own transaction.
+# The changes a ranking has not seen: those of transactions running when its snapshot was taken or
+# begun since (each by the index on txid, at most CHANGES_CARRIED + 1), and those its own
+# transaction made after it (it had written, as a test's does: a snapshot does not count its own
+# transaction, so these go by their order).
+_UNSEEN = """
+    (SELECT id FROM articles_searchchange
+      WHERE txid >= pg_snapshot_xmax(%(snapshot)s::pg_snapshot)
+        AND txid IS DISTINCT FROM %(own)s::xid8 ORDER BY txid LIMIT %(limit)s)
+    UNION ALL
+    (SELECT change.id FROM pg_snapshot_xip(%(snapshot)s::pg_snapshot) AS running (txid),
+            LATERAL (SELECT id FROM articles_searchchange
+                      WHERE txid = running.txid LIMIT %(limit)s) AS change
+      WHERE running.txid IS DISTINCT FROM %(own)s::xid8 LIMIT %(limit)s)
+    UNION ALL
+    (SELECT id FROM articles_searchchange
+      WHERE txid = %(own)s::xid8 AND id > %(own_last)s LIMIT %(limit)s)
+"""
+
+# The changes, in order, with what each changed article was for the search then (live,
+# in the scope, matching) and is now, the statement's snapshot, and its own transaction and that
+# transaction's last change; a change naming no article is a bulk write's.
 _CHANGES_SQL = """
 SELECT cur.snapshot, cur.own, cur.own_last, c.id, c.article_id,
        coalesce(c.old_live AND c.old_vector @@ cur.query{old_scope}, false),
@@ -300,11 +316,8 @@ FROM (SELECT pg_current_snapshot()::text AS snapshot,
              (SELECT max(id) FROM articles_searchchange
                WHERE txid = pg_current_xact_id_if_assigned()) AS own_last,
              websearch_to_tsquery(%(config)s::regconfig, %(query)s) AS query) cur
-LEFT JOIN (SELECT * FROM articles_searchchange
-            WHERE txid >= pg_snapshot_xmin(%(snapshot)s::pg_snapshot)
-              AND CASE WHEN txid = %(own)s::xid8 THEN id > %(own_last)s
-                       ELSE NOT pg_visible_in_snapshot(txid, %(snapshot)s::pg_snapshot) END
-            ORDER BY id LIMIT %(limit)s) c ON true
+LEFT JOIN articles_searchchange c
+       ON c.id IN (SELECT id FROM ({unseen}) unseen ORDER BY id LIMIT %(limit)s)
 LEFT JOIN {articles} a ON a.id = c.article_id
 ORDER BY c.id
 """
@@ -321,10 +334,9 @@ def _carried(
 
     On a replica behind the snapshot the ranking was taken in, carried on the primary."""
     alias = router.db_for_read(Article)
-    with _time_budget(alias):
-        carried = _carried_on(alias, ranking, matches, order, query, blog_id)
+    carried = _carried_on(alias, ranking, matches, order, query, blog_id)
     if carried is _BEHIND:
-        with reads_from_primary(), _time_budget(PRIMARY):
+        with reads_from_primary():
             carried = _carried_on(PRIMARY, ranking, matches, order, query, blog_id)
     return None if carried is _BEHIND else carried
 
@@ -342,36 +354,36 @@ def _carried_on(
 ) -> Ranking | None:
     assert ranking.snapshot is not None
     own_txid, own_last = ranking.own or (None, 0)
-    scope = "" if blog_id is None else " AND {}.blog_id = %(blog_id)s"
-    sql = _CHANGES_SQL.format(
-        old_scope=scope.format("c"),
-        new_scope=scope.format("a"),
-        articles=connections[alias].ops.quote_name(Article._meta.db_table),
-    )
-    params = {
-        "config": SEARCH_CONFIG,
-        "query": web_search_text(query),
+    unseen = {
         "snapshot": ranking.snapshot,
         "own": own_txid,
         "own_last": own_last,
         "limit": CHANGES_CARRIED + 1,
-        "blog_id": blog_id,
     }
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, params)
+    scope = "" if blog_id is None else " AND {}.blog_id = %(blog_id)s"
+    # No request data in it: fixed fragments and the table's own name.
+    sql = _CHANGES_SQL.format(
+        unseen=_UNSEEN,
+        old_scope=scope.format("c"),
+        new_scope=scope.format("a"),
+        articles=connections[alias].ops.quote_name(Article._meta.db_table),
+    )
+    params = {"config": SEARCH_CONFIG, "query": web_search_text(query), "blog_id": blog_id}
+    # At most 65 changes by their index, and as many articles by primary key
+    # (tests/rest/test_search_carried.py checks the plan).
+    with _time_budget(alias), connections[alias].cursor() as cursor:
+        cursor.execute(sql, {**unseen, **params})
         rows = cursor.fetchall()
-    snapshot, own, own_txid_last = rows[0][0], rows[0][1], rows[0][2]
+    snapshot, own, own_txid_last = rows[0][:3]
     if not _covers(snapshot, ranking.snapshot, ranking.own):
         return _BEHIND
-    changes = [row[3:] for row in rows if row[3] is not None]
-    if not changes:
-        return ranking
-    if len(changes) > CHANGES_CARRIED or any(article is None for _, article, *_ in changes):
+    seen = (snapshot, (own, own_txid_last or 0) if own is not None else None)
+    changes = [row[4:] for row in rows if row[3] is not None]
+    if len(changes) > CHANGES_CARRIED or any(article is None for article, _, _ in changes):
         return None
     state: dict[int, list[bool]] = {}
-    for _, article, was, now in changes:
+    for article, was, now in changes:
         state.setdefault(article, [was, now])[1] = now  # what it was when first changed
-    seen = (snapshot, (own, own_txid_last or 0) if own is not None else None)
     total = ranking.total + sum(now for _, now in state.values())
     total -= sum(was for was, _ in state.values())
     if not any(was or now for was, now in state.values()):
@@ -381,7 +393,8 @@ def _carried_on(
     kept = matches.using(alias).filter(pk__in=candidates)
     if ranking.last is not None:
         kept = kept.filter(_at_or_before(order, ranking.last))
-    first = list(kept.order_by(*order).values_list(*_sorted_by(order))[: RANKING_KEPT + 1])
+    with _time_budget(alias):
+        first = list(kept.order_by(*order).values_list(*_sorted_by(order))[: RANKING_KEPT + 1])
     last = ranking.last
     if len(first) > RANKING_KEPT:
         first = first[:RANKING_KEPT]
@@ -549,9 +562,9 @@ def blog_article_page(
         page_index,
         page_size,
         scope=f"blog:{blog.pk}" + (f":tag:{tag}" if tag is not None else ""),
-        # A tag's search is not carried: tagging an article is no write to the articles.
-        generations=[representations.blog_articles_generation(blog.pk)] if tag is not None else [],
+        generations=[representations.blog_articles_generation(blog.pk)],
         blog_id=blog.pk,
+        # A tag's search is ranked again: tagging an article is no write to the articles table.
         carried=tag is None,
     )
     for article in page.items:
@@ -575,6 +588,6 @@ def article_search_page(
         page_index,
         page_size,
         scope="all" + (f":tag:{tag}" if tag is not None else ""),
-        generations=[representations.articles_generation()] if tag is not None else [],
+        generations=[representations.articles_generation()],
         carried=tag is None,
     )

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> dict:
                 f"/api/v1.2/blogs/{args.blog}/articles",
                 body=json.dumps({"title": f"Written meanwhile {number}", "content": text}),
                 headers={
-                    "Authorization": f"Bearer {args.token}",
+                    "X-Access-Token": args.token,
                     "Content-Type": "application/hal+json",
                     "Accept": "application/hal+json",
                 },

@@ -111,10 +111,11 @@ def cached(
     replica that has not replayed the generations' writes yet (as a read that is never cached
     does), and then keeps nothing: an entry always holds a state at least as new as its tags.
 
-    With `refresh`, a value found is passed through it before it is served: it returns the value
-    brought up to date by itself (stored in its place when it is another one), or None when it
-    cannot be, and the value is built again (a value that says what state it holds and can be
-    carried over what changed since: articles.search's rankings)."""
+    With `refresh`, an entry stored under older generations is not dropped: it is passed to
+    `refresh`, which returns it brought up to date (stored under the current generations, as a
+    build would be), or None when it cannot be, and the value is built again: a value that says
+    what state it holds and can be carried over what changed since (articles.search's rankings).
+    An entry under the current generations is served as it is."""
     entry_seconds = settings.REPRESENTATION_CACHE_SECONDS if seconds is None else seconds
     if not entry_seconds:
         if where_routed:
@@ -122,41 +123,31 @@ def cached(
         with reads_from_primary():
             return build()
     try:
-        tags, found = _entry(key, generations)
+        tags, found, older = _entry(key, generations)
     except Exception:  # the cache is down: serve from the database
         logger.warning("representation cache unreachable", exc_info=True)
         return build()
-    stale = _MISSING
     if found is not _MISSING:
-        if refresh is None:
-            return found
-        value = refresh(found)
+        return found
+    if refresh is not None and older is not _MISSING:
+        value, fresh = _routed(lambda: refresh(older), tags, where_routed)
         if value is not None:
-            if value is not found and (keep is None or keep(value)):
+            if fresh and (keep is None or keep(value)):
                 _store(key, tags, value, entry_seconds)
             return value
-        stale = found
     try:
         # The builder's mark names the tags: a build for an older state keeps no one waiting.
         building = f"{key}:building:{':'.join(map(str, tags))}"
         if wait and not cache.add(building, 1, math.ceil(wait)):
-            done, value = _built_meanwhile(key, tags, building, wait, stale)
-            if done and (refresh is None or (value := refresh(value)) is not None):
+            done, value = _built_meanwhile(key, tags, building, wait)
+            if done:
                 return value
             wait = 0.0
     except Exception:  # the cache is down: serve from the database
         logger.warning("representation cache unreachable", exc_info=True)
         return build()
     try:
-        fresh = True
-        if _replica_has_replayed(tags):
-            value = build()  # the router reads the replica (or the primary, if it has gone since)
-        elif where_routed:
-            fresh = not replica_available()  # else the router reads a replica behind the tags
-            value = build()
-        else:
-            with reads_from_primary():
-                value = build()
+        value, fresh = _routed(build, tags, where_routed)
         if fresh and (keep is None or keep(value)):
             _store(key, tags, value, entry_seconds)
     finally:
@@ -171,9 +162,9 @@ def cached(
 _MISSING = object()
 
 
-def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any]:
-    """The generations' tags (started where not seen yet), and the value stored under `key` for
-    them, or _MISSING."""
+def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any, Any]:
+    """The generations' tags (started where not seen yet), the value stored under `key` for them
+    (else _MISSING), and the value stored under other tags (else _MISSING)."""
     found = cache.get_many([key, *generations])
     tags = [found.get(name) for name in generations]
     if None in tags:
@@ -183,9 +174,24 @@ def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any]:
                 cache.add(name, uuid.uuid4().hex, GENERATION_SECONDS)
         tags = [cache.get(name) for name in generations]
     entry = found.get(key)
-    if entry is not None and entry[0] == tags:
-        return tags, entry[1]
-    return tags, _MISSING
+    if entry is None:
+        return tags, _MISSING, _MISSING
+    if entry[0] == tags:
+        return tags, entry[1], _MISSING
+    return tags, _MISSING, entry[1]
+
+
+def _routed(make: Callable[[], Any], tags: list[Any], where_routed: bool) -> tuple[Any, bool]:
+    """`make()` read where it may hold the state `tags` stand for, and whether it does (may be
+    kept under them): from the replica when it has replayed the writes that set them, else from
+    the primary, or (`where_routed`) where the router sends it, kept only if that is the primary."""
+    if _replica_has_replayed(tags):
+        return make(), True  # the router reads the replica (or the primary, if it has gone since)
+    if where_routed:
+        fresh = not replica_available()  # else the router reads a replica behind the tags
+        return make(), fresh
+    with reads_from_primary():
+        return make(), True
 
 
 def _store(key: str, tags: list[Any], value: Any, seconds: int) -> None:
@@ -199,18 +205,15 @@ def _store(key: str, tags: list[Any], value: Any, seconds: int) -> None:
 WAIT_POLL_SECONDS = 0.02
 
 
-def _built_meanwhile(
-    key: str, tags: list[str], building: str, wait: float, stale: Any
-) -> tuple[bool, Any]:
-    """(True, the entry's value) once the builder has stored it (a value other than `stale`,
-    the one the caller could not refresh); (False, None) when the builder is gone without
-    storing one, or after `wait` seconds."""
+def _built_meanwhile(key: str, tags: list[str], building: str, wait: float) -> tuple[bool, Any]:
+    """(True, the entry's value) once the builder has stored it; (False, None) when the builder
+    is gone without storing one, or after `wait` seconds."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         time.sleep(WAIT_POLL_SECONDS)
         found = cache.get_many([key, building])
         entry = found.get(key)
-        if entry is not None and entry[0] == tags and entry[1] != stale:
+        if entry is not None and entry[0] == tags:
             return True, entry[1]
         if building not in found:
             return False, None
@@ -225,8 +228,6 @@ def _replica_has_replayed(tags: list[str]) -> bool:
     after it was set."""
     if not replica_available():
         return False
-    if not tags:
-        return True  # an entry of no generation says itself what state it holds
     names = [_position_key(tag) for tag in tags]
     try:
         positions = cache.get_many(names)
