@@ -291,16 +291,16 @@ CHANGES_CARRIED = 64
 # transaction made after it (it had written, as a test's does: a snapshot does not count its own
 # transaction, so these go by their order).
 _UNSEEN = """
-    (SELECT id FROM articles_searchchange
+    (SELECT * FROM articles_searchchange
       WHERE txid >= pg_snapshot_xmax(%(snapshot)s::pg_snapshot)
         AND txid IS DISTINCT FROM %(own)s::xid8 ORDER BY txid LIMIT %(limit)s)
     UNION ALL
-    (SELECT change.id FROM pg_snapshot_xip(%(snapshot)s::pg_snapshot) AS running (txid),
-            LATERAL (SELECT id FROM articles_searchchange
+    (SELECT change.* FROM pg_snapshot_xip(%(snapshot)s::pg_snapshot) AS running (txid),
+            LATERAL (SELECT * FROM articles_searchchange
                       WHERE txid = running.txid LIMIT %(limit)s) AS change
       WHERE running.txid IS DISTINCT FROM %(own)s::xid8 LIMIT %(limit)s)
     UNION ALL
-    (SELECT id FROM articles_searchchange
+    (SELECT * FROM articles_searchchange
       WHERE txid = %(own)s::xid8 AND id > %(own_last)s LIMIT %(limit)s)
 """
 
@@ -316,9 +316,9 @@ FROM (SELECT pg_current_snapshot()::text AS snapshot,
              (SELECT max(id) FROM articles_searchchange
                WHERE txid = pg_current_xact_id_if_assigned()) AS own_last,
              websearch_to_tsquery(%(config)s::regconfig, %(query)s) AS query) cur
-LEFT JOIN articles_searchchange c
-       ON c.id IN (SELECT id FROM ({unseen}) unseen ORDER BY id LIMIT %(limit)s)
-LEFT JOIN {articles} a ON a.id = c.article_id
+LEFT JOIN (SELECT * FROM ({unseen}) unseen ORDER BY id LIMIT %(limit)s) c ON true
+LEFT JOIN LATERAL (SELECT deleted_at, blog_id, search_vector FROM {articles}
+                    WHERE id = c.article_id) a ON true
 ORDER BY c.id
 """
 
