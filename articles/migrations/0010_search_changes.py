@@ -16,6 +16,34 @@ from django.db import migrations
 
 CHANGES_ONE_BY_ONE = 64
 
+
+# A trigger function that records the changes `record` (an INSERT ... SELECT) selects from the
+# statement's transition table `rows`, one by one, or past CHANGES_ONE_BY_ONE rows one change
+# naming no article. Filled with fixed text only.
+_RECORDING = """
+    CREATE OR REPLACE FUNCTION {function}() RETURNS trigger
+    LANGUAGE plpgsql AS $$
+    BEGIN
+        IF (SELECT count(*) FROM (SELECT 1 FROM {rows} LIMIT {limit}) r) > {one_by_one} THEN
+            INSERT INTO articles_searchchange DEFAULT VALUES;
+        ELSE
+            {record};
+        END IF;
+        RETURN NULL;
+    END $$
+    """
+
+
+def _recording(function: str, rows: str, record: str) -> str:
+    return _RECORDING.format(
+        function=function,
+        rows=rows,
+        record=record,
+        limit=CHANGES_ONE_BY_ONE + 1,
+        one_by_one=CHANGES_ONE_BY_ONE,
+    )
+
+
 FORWARD = [
     """
     CREATE TABLE IF NOT EXISTS articles_searchchange (
@@ -29,53 +57,30 @@ FORWARD = [
     )
     """,
     "CREATE INDEX IF NOT EXISTS articles_searchchange_txid ON articles_searchchange (txid)",
-    f"""
-    CREATE OR REPLACE FUNCTION articles_search_inserted() RETURNS trigger
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        IF (SELECT count(*) FROM (SELECT 1 FROM new_rows LIMIT {CHANGES_ONE_BY_ONE + 1}) n)
-                > {CHANGES_ONE_BY_ONE} THEN
-            INSERT INTO articles_searchchange DEFAULT VALUES;
-        ELSE
-            INSERT INTO articles_searchchange (article_id, blog_id)
-            SELECT id, blog_id FROM new_rows ORDER BY id;
-        END IF;
-        RETURN NULL;
-    END $$
-    """,
-    f"""
-    CREATE OR REPLACE FUNCTION articles_search_updated() RETURNS trigger
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        IF (SELECT count(*) FROM (SELECT 1 FROM new_rows LIMIT {CHANGES_ONE_BY_ONE + 1}) n)
-                > {CHANGES_ONE_BY_ONE} THEN
-            INSERT INTO articles_searchchange DEFAULT VALUES;
-        ELSE
-            INSERT INTO articles_searchchange (article_id, blog_id, old_live, old_vector)
+    _recording(
+        "articles_search_inserted",
+        "new_rows",
+        "INSERT INTO articles_searchchange (article_id, blog_id)"
+        " SELECT id, blog_id FROM new_rows ORDER BY id",
+    ),
+    # Only an update a search can see: its text, its deletion, its blog, the columns of its orders.
+    _recording(
+        "articles_search_updated",
+        "new_rows",
+        """INSERT INTO articles_searchchange (article_id, blog_id, old_live, old_vector)
             SELECT o.id, o.blog_id, o.deleted_at IS NULL, o.search_vector
             FROM old_rows o JOIN new_rows n ON n.id = o.id
             WHERE (o.search_vector, o.deleted_at, o.blog_id, o.title, o.created_at, o.updated_at)
                 IS DISTINCT FROM
                 (n.search_vector, n.deleted_at, n.blog_id, n.title, n.created_at, n.updated_at)
-            ORDER BY o.id;
-        END IF;
-        RETURN NULL;
-    END $$
-    """,
-    f"""
-    CREATE OR REPLACE FUNCTION articles_search_deleted() RETURNS trigger
-    LANGUAGE plpgsql AS $$
-    BEGIN
-        IF (SELECT count(*) FROM (SELECT 1 FROM old_rows LIMIT {CHANGES_ONE_BY_ONE + 1}) o)
-                > {CHANGES_ONE_BY_ONE} THEN
-            INSERT INTO articles_searchchange DEFAULT VALUES;
-        ELSE
-            INSERT INTO articles_searchchange (article_id, blog_id, old_live, old_vector)
-            SELECT id, blog_id, deleted_at IS NULL, search_vector FROM old_rows ORDER BY id;
-        END IF;
-        RETURN NULL;
-    END $$
-    """,
+            ORDER BY o.id""",
+    ),
+    _recording(
+        "articles_search_deleted",
+        "old_rows",
+        "INSERT INTO articles_searchchange (article_id, blog_id, old_live, old_vector)"
+        " SELECT id, blog_id, deleted_at IS NULL, search_vector FROM old_rows ORDER BY id",
+    ),
     """
     CREATE OR REPLACE FUNCTION articles_search_truncated() RETURNS trigger
     LANGUAGE plpgsql AS $$

@@ -6,6 +6,7 @@ than rank again (issue 27; docs/decisions/search.md, "Carried over the writes").
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import threading
@@ -18,7 +19,7 @@ from articles import search
 from articles.models import Article
 from articles.seeding import articles_vacuum_for_bench
 from blogs.models import Blog
-from tests.support.load import API, write_headers
+from tests.support.load import API, health_checks, run_together, write_headers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -66,12 +67,11 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
 ):
     server = start_server(SEARCH_CACHE_MIN_MATCHES="1000")
     token = token_for(alice)
-    stop = threading.Event()
     reads: list[tuple[int, float, str]] = []
     checks: list[int] = []
     writes: list[int] = []
 
-    def read(seed: int) -> None:
+    def read(seed: int, stop: threading.Event) -> None:
         chosen = random.Random(seed)
         while not stop.is_set():
             scope = chosen.choice([None, *blogs])
@@ -80,12 +80,7 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
             reply = server.request("GET", path, headers={"Accept": "application/hal+json"})
             reads.append((reply.status, time.monotonic() - started, path))
 
-    def check_health() -> None:
-        while not stop.is_set():
-            checks.append(server.request("GET", "/healthz", timeout=5).status)
-            time.sleep(0.2)
-
-    def write(seed: int) -> None:
+    def write(seed: int, stop: threading.Event) -> None:
         chosen = random.Random(seed)
         number = 0
         while not stop.is_set():
@@ -99,7 +94,7 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
                 headers=write_headers(token),
             )
             writes.append(reply.status)
-            time.sleep(0.2)
+            stop.wait(0.2)
 
     # Each ranking once, alone (32, of 13,000 to 40,000 matches): then the load measures reads
     # carried over the writes, not 32 first rankings at once on two CPUs.
@@ -107,15 +102,12 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
         for sort in SORTS:
             assert server.request("GET", search_path(scope, sort, 1)).status == 200
 
-    threads = [threading.Thread(target=read, args=(seed,)) for seed in range(READERS)]
-    threads += [threading.Thread(target=write, args=(seed,)) for seed in range(2)]
-    threads.append(threading.Thread(target=check_health))
-    for thread in threads:
-        thread.start()
-    time.sleep(SECONDS)
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=30)
+    run_together(
+        SECONDS,
+        *(functools.partial(read, seed) for seed in range(READERS)),
+        *(functools.partial(write, seed) for seed in range(2)),
+        health_checks(server, checks),
+    )
 
     assert len(reads) > READERS * 10, len(reads)
     assert {status for status, _, _ in reads} == {200}, [r for r in reads if r[0] != 200][:3]

@@ -5,6 +5,7 @@ throughout, and the pages are right after (issue 27; articles/pages.py)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import threading
@@ -17,7 +18,7 @@ from articles.models import Article
 from articles.search import ORDERINGS
 from articles.seeding import articles_vacuum_for_bench
 from blogs.models import Blog
-from tests.support.load import API, write_headers
+from tests.support.load import API, health_checks, run_together, write_headers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -58,12 +59,11 @@ def test_readers_of_every_order_and_a_writer_never_wait_a_second(
 ):
     server = start_server(REPRESENTATION_CACHE_SECONDS="0")
     token = token_for(alice)
-    stop = threading.Event()
     reads: list[tuple[int, float, str]] = []
     checks: list[int] = []
     writes: list[int] = []
 
-    def read(seed: int) -> None:
+    def read(seed: int, stop: threading.Event) -> None:
         chosen = random.Random(seed)
         while not stop.is_set():
             path = page_path(large_blog, chosen.choice(SORTS), chosen.randint(1, ARTICLES // 10))
@@ -71,12 +71,7 @@ def test_readers_of_every_order_and_a_writer_never_wait_a_second(
             reply = server.request("GET", path, headers={"Accept": "application/hal+json"})
             reads.append((reply.status, time.monotonic() - started, path))
 
-    def check_health() -> None:
-        while not stop.is_set():
-            checks.append(server.request("GET", "/healthz", timeout=5).status)
-            time.sleep(0.2)
-
-    def write() -> None:
+    def write(stop: threading.Event) -> None:
         number = 0
         while not stop.is_set():
             number += 1
@@ -87,16 +82,14 @@ def test_readers_of_every_order_and_a_writer_never_wait_a_second(
                 headers=write_headers(token),
             )
             writes.append(reply.status)
-            time.sleep(0.3)
+            stop.wait(0.3)
 
-    threads = [threading.Thread(target=read, args=(seed,)) for seed in range(READERS)]
-    threads += [threading.Thread(target=check_health), threading.Thread(target=write)]
-    for thread in threads:
-        thread.start()
-    time.sleep(SECONDS)
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=30)
+    run_together(
+        SECONDS,
+        *(functools.partial(read, seed) for seed in range(READERS)),
+        write,
+        health_checks(server, checks),
+    )
 
     assert len(reads) > READERS * 10, len(reads)
     assert {status for status, _, _ in reads} == {200}, [r for r in reads if r[0] != 200][:3]

@@ -91,3 +91,27 @@ def post_from_processes(
             [f"process {n}" for n in range(processes)],
         )
         return [result for burst in bursts for result in burst]
+
+
+def run_together(seconds: float, *loops: Callable[[threading.Event], None]) -> None:
+    """Run each loop in a thread of its own for `seconds`, then set the event each was given
+    (a loop returns once it is set) and wait for them."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=loop, args=(stop,)) for loop in loops]
+    for thread in threads:
+        thread.start()
+    stop.wait(seconds)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+
+
+def health_checks(server, checks: list[int]) -> Callable[[threading.Event], None]:
+    """A loop for run_together that asks `server` for /healthz every 0.2 s, noting each status."""
+
+    def check(stop: threading.Event) -> None:
+        while not stop.is_set():
+            checks.append(server.request("GET", "/healthz", timeout=5).status)
+            stop.wait(0.2)
+
+    return check
