@@ -208,9 +208,9 @@ def _search_page(
             rows = _page_rows(articles, matches, order, ranking, offset, end, alias)
         return ranking
 
-    def carry(ranking: Any) -> Ranking | None:
-        if not isinstance(ranking, Ranking) or ranking.snapshot is None:
-            return None  # kept by an earlier version
+    def carry(ranking: Ranking) -> Ranking | None:
+        if ranking.snapshot is None:
+            return None  # no match when ranked: nothing to carry (and nothing kept)
         return _carried(ranking, matches, order, query, blog_id)
 
     # Outside any transaction: on the database store too, the cache's entries and the mark of
@@ -234,7 +234,8 @@ def _search_page(
 
 def _ranking_key(scope: str, query: str, order: tuple[Any, ...]) -> str:
     digest = hashlib.sha256(query.encode()).hexdigest()
-    return f"search:{scope}:{','.join(order)}:{digest}"
+    # "ranking": a Ranking (before issue 27's carry the entries under "search:" were pairs).
+    return f"ranking:{scope}:{','.join(order)}:{digest}"
 
 
 def _sorted_by(order: tuple[Any, ...]) -> tuple[str, ...]:

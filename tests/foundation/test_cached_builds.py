@@ -110,3 +110,30 @@ def test_callers_build_themselves_when_the_builder_fails(local_cache):
     assert [str(error) for error in errors] == ["statement cancelled"]
     assert results == ["ranking", "ranking"]
     assert seconds < 5
+
+
+def test_an_entry_under_older_generations_is_refreshed_not_built_again(local_cache, db):
+    """With `refresh`, an entry the generations have moved past is handed to it: what it returns
+    is served and kept under the new generations, None has the value built again, and an entry
+    under the current generations is served without it."""
+    builds, refreshes = [], []
+
+    def build() -> str:
+        builds.append(1)
+        return f"built {len(builds)}"
+
+    def refresh(value: str) -> str | None:
+        refreshes.append(value)
+        return None if value.endswith("!") else value + "!"
+
+    def ask() -> str:
+        return representations.cached("rank:k", ["gen:g"], build, refresh=refresh, seconds=60)
+
+    assert ask() == "built 1"
+    assert ask() == "built 1" and refreshes == []  # current: as it is
+    representations.changed(["gen:g"])
+    assert ask() == "built 1!" and refreshes == ["built 1"]
+    assert ask() == "built 1!" and len(refreshes) == 1  # kept under the new generation
+    representations.changed(["gen:g"])
+    assert ask() == "built 2" and refreshes[-1] == "built 1!"  # refused: built again
+    assert builds == [1, 1]

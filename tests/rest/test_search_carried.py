@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from articles import search, services
+from articles import search, services, tasks
 from articles.models import Article
 from core import representations
 from tests.rest.conftest import API, body
@@ -201,6 +201,15 @@ def test_the_database_records_each_write_a_search_can_see_and_no_other(blog):
     ]
 
 
+def test_beat_forgets_the_changes_every_ten_minutes(settings):
+    from config.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["articles-search-changes"]
+    assert entry == {"task": "articles.forget_search_changes", "schedule": 600.0}
+    app.loader.import_default_modules()  # what a worker does: each app's tasks module
+    assert "articles.forget_search_changes" in app.tasks
+
+
 def test_changes_older_than_kept_are_forgotten(blog):
     article = services.article_create(blog=blog, title="Harbour", content="x")
     with connection.cursor() as cursor:
@@ -210,7 +219,7 @@ def test_changes_older_than_kept_are_forgotten(blog):
             [search.CHANGES_KEPT_SECONDS + 1, article.pk],
         )
     Article.objects.filter(pk=article.pk).update(title="Harbour again")
-    assert search.forget_changes() >= 1
+    assert tasks.forget_search_changes() >= 1
     assert changes() == [(article.pk, True, True)]
 
 
