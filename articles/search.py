@@ -10,7 +10,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, connections, router
@@ -18,8 +18,10 @@ from django.db.models import Case, Count, Q, QuerySet, Value, When, Window
 from django.db.models import IntegerField as IntegerOutput
 from django.db.models.expressions import RawSQL
 
+from articles import rankings
 from articles.models import Article
 from articles.pages import article_page, tagged_page
+from articles.rankings import Ranking, sorted_by
 from articles.selectors import past_every_table
 from articles.tags import with_tag_names
 from blogs.models import Blog
@@ -37,10 +39,6 @@ SEARCH_CONFIG = "english"
 # `!`, `(` ...), so a run of other characters with more `-` than this is folded (_web_search).
 NEGATIONS_MAX = 16
 _BETWEEN_WORDS = re.compile(r'[^\w"]+')
-# The ids a search's ranking keeps (_search_page): the first pages of any size (10 of the
-# largest).
-RANKING_KEPT = 1000
-
 # How long a broad search's ranking is kept (while its generations stand): not a representation,
 # so REPRESENTATION_CACHE_SECONDS (0 on the benchmark's scale server) does not turn it off.
 RANKING_SECONDS = 300
@@ -57,6 +55,9 @@ ORDERINGS: dict[str, tuple[str, ...]] = {
     "-title": ("-title", "-id"),
 }
 SORTS: tuple[str, ...] = (*ORDERINGS, RELEVANCE)
+
+
+TOO_BROAD = "The search matches too many articles to rank in time; add words to narrow it."
 
 
 class SearchError(ValueError):
@@ -154,20 +155,6 @@ def _order(query: str | None, sort: str | None) -> tuple[Any, ...]:
     return ORDERINGS[sort]
 
 
-class Ranking(NamedTuple):
-    """A search's ranking as kept: the number of matches and the ids of the first RANKING_KEPT,
-    in order. On PostgreSQL also where it stands, for it to be carried over the writes that
-    follow (_carried): `last`, the order's key (column, id) of the last id kept when some matches
-    are not kept; `snapshot`, the database snapshot it was taken in; `own`, the transaction it
-    was taken in, if that had written, and the last change of that transaction it saw."""
-
-    total: int
-    ids: tuple[int, ...]
-    last: tuple[Any, ...] | None = None
-    snapshot: str | None = None
-    own: tuple[str, int] | None = None
-
-
 def _search_page(
     articles: QuerySet,
     query: str,
@@ -184,11 +171,11 @@ def _search_page(
     SEARCH_TIMEOUT_MS on PostgreSQL, else SearchError.
 
     On PostgreSQL a search is ranked once per state of the articles: the number of matches and
-    the ids of the first RANKING_KEPT (one statement, a top-N sort) are kept in the cache under
-    `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page then reads
-    only its own rows, by id (docs/decisions/search.md, "Broad searches"). When `carried`
+    the ids of the first rankings.RANKING_KEPT (one statement, a top-N sort) are kept in the
+    cache under `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page
+    then reads only its own rows, by id (docs/decisions/search.md, "Broad searches"). When `carried`
     (every live article of the blog `blog_id`, or of every blog), a ranking kept under older
-    generations is carried over the writes since (_carried) rather than ranked again."""
+    generations is carried over the writes since (rankings.carried) rather than ranked again."""
     # Where the router reads articles (the replica, when it may): the time budget's transaction
     # is opened there, as one on the primary would send every read of the search to the primary.
     alias = router.db_for_read(Article)
@@ -203,7 +190,7 @@ def _search_page(
         nonlocal rows
         alias = router.db_for_read(Article)
         with _time_budget(alias):
-            ranking = _ranking(matches.using(alias), order)
+            ranking = rankings.rank(matches.using(alias), order)
             # The page in the same transaction, and as the ranking saw the articles.
             rows = _page_rows(articles, matches, order, ranking, offset, end, alias)
         return ranking
@@ -211,7 +198,11 @@ def _search_page(
     def carry(ranking: Ranking) -> Ranking | None:
         if ranking.snapshot is None:
             return None  # no match when ranked: nothing to carry (and nothing kept)
-        return _carried(ranking, matches, order, query, blog_id)
+        search = (SEARCH_CONFIG, web_search_text(query))
+        try:
+            return rankings.carried(ranking, matches, order, search, blog_id)
+        except TimeBoundExceeded:
+            raise SearchError("q", TOO_BROAD) from None
 
     # Outside any transaction: on the database store too, the cache's entries and the mark of
     # the one ranking a search are seen by every process at once. A search reads where the
@@ -238,216 +229,6 @@ def _ranking_key(scope: str, query: str, order: tuple[Any, ...]) -> str:
     return f"ranking:{scope}:{','.join(order)}:{digest}"
 
 
-def _sorted_by(order: tuple[Any, ...]) -> tuple[str, ...]:
-    """The columns a ranking selects: the id, and what it is ordered by. Selected, the order's
-    own values are what PostgreSQL sorts above COUNT(*) OVER (), keeping only the first rows (a
-    top-N heapsort); an ORDER BY on an expression not selected had it sort every match (to disk,
-    for 150,000) below the count."""
-    return ("id", *(name.lstrip("-") for name in order if name.lstrip("-") != "id"))
-
-
-def _key(order: tuple[Any, ...], row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The order's key (its columns' values, in its order) of a row of _sorted_by(order)."""
-    values = dict(zip(_sorted_by(order), row, strict=True))
-    return tuple(values[name.lstrip("-")] for name in order)
-
-
-# What the snapshot of a ranking's statement is, and what its own transaction had written then:
-# one value, "<snapshot> <own txid> <its last change>" (the last two when it has written).
-_SEEN = RawSQL(
-    "(SELECT concat_ws(' ', pg_current_snapshot(), pg_current_xact_id_if_assigned(),"
-    " (SELECT max(id) FROM articles_searchchange WHERE txid = pg_current_xact_id_if_assigned())))",
-    [],
-)
-
-
-def _seen(text: str) -> tuple[str, tuple[str, int] | None]:
-    snapshot, *own = text.split(" ")
-    if not own:
-        return snapshot, None
-    return snapshot, (own[0], int(own[1]) if len(own) > 1 else 0)
-
-
-def _ranking(matches: QuerySet, order: tuple[Any, ...]) -> Ranking:
-    """The number of matches and the ids of the first RANKING_KEPT, in one statement, with the
-    snapshot it was taken in."""
-    rows = list(
-        matches.annotate(found=Window(Count("id")), seen=_SEEN)
-        .order_by(*order)
-        .values_list("found", "seen", *_sorted_by(order))[:RANKING_KEPT]
-    )
-    if not rows:
-        return Ranking(0, ())
-    total = rows[0][0]
-    snapshot, own = _seen(rows[0][1])
-    last = _key(order, rows[-1][2:]) if total > len(rows) else None
-    return Ranking(total, tuple(row[2] for row in rows), last, snapshot, own)
-
-
-# At most this many changed articles are carried over; past it a search is ranked again.
-CHANGES_CARRIED = 64
-
-# The changes a ranking has not seen: those of transactions running when its snapshot was taken or
-# begun since (each by the index on txid, at most CHANGES_CARRIED + 1), and those its own
-# transaction made after it (it had written, as a test's does: a snapshot does not count its own
-# transaction, so these go by their order).
-_UNSEEN = """
-    (SELECT * FROM articles_searchchange
-      WHERE txid >= pg_snapshot_xmax(%(snapshot)s::pg_snapshot)
-        AND txid IS DISTINCT FROM %(own)s::xid8 ORDER BY txid LIMIT %(limit)s)
-    UNION ALL
-    (SELECT change.* FROM pg_snapshot_xip(%(snapshot)s::pg_snapshot) AS running (txid),
-            LATERAL (SELECT * FROM articles_searchchange
-                      WHERE txid = running.txid LIMIT %(limit)s) AS change
-      WHERE running.txid IS DISTINCT FROM %(own)s::xid8 LIMIT %(limit)s)
-    UNION ALL
-    (SELECT * FROM articles_searchchange
-      WHERE txid = %(own)s::xid8 AND id > %(own_last)s LIMIT %(limit)s)
-"""
-
-# The changes, in order, with what each changed article was for the search then (live,
-# in the scope, matching) and is now, the statement's snapshot, and its own transaction and that
-# transaction's last change; a change naming no article is a bulk write's.
-_CHANGES_SQL = """
-SELECT cur.snapshot, cur.own, cur.own_last, c.id, c.article_id,
-       coalesce(c.old_live AND c.old_vector @@ cur.query{old_scope}, false),
-       coalesce(a.deleted_at IS NULL AND a.search_vector @@ cur.query{new_scope}, false)
-FROM (SELECT pg_current_snapshot()::text AS snapshot,
-             pg_current_xact_id_if_assigned()::text AS own,
-             (SELECT max(id) FROM articles_searchchange
-               WHERE txid = pg_current_xact_id_if_assigned()) AS own_last,
-             websearch_to_tsquery(%(config)s::regconfig, %(query)s) AS query) cur
-LEFT JOIN (SELECT * FROM ({unseen}) unseen ORDER BY id LIMIT %(limit)s) c ON true
-LEFT JOIN LATERAL (SELECT deleted_at, blog_id, search_vector FROM {articles}
-                    WHERE id = c.article_id) a ON true
-ORDER BY c.id
-"""
-
-
-def _carried(
-    ranking: Ranking, matches: QuerySet, order: tuple[Any, ...], query: str, blog_id: int | None
-) -> Ranking | None:
-    """`ranking` brought to the articles' present: the changes it has not seen (one statement)
-    change its number by the articles that matched and no longer do or the reverse, and, when
-    one of them matched before or does now, its ids are those kept that did not change and the
-    changed ones that match now, as far as its last key, in order (one statement). None when it
-    cannot be carried: more than CHANGES_CARRIED changes, or a bulk write, since it was taken.
-
-    On a replica behind the snapshot the ranking was taken in, carried on the primary."""
-    alias = router.db_for_read(Article)
-    carried = _carried_on(alias, ranking, matches, order, query, blog_id)
-    if carried is _BEHIND:
-        with reads_from_primary():
-            carried = _carried_on(PRIMARY, ranking, matches, order, query, blog_id)
-    return None if carried is _BEHIND else carried
-
-
-_BEHIND: Any = object()
-
-
-def _carried_on(
-    alias: str,
-    ranking: Ranking,
-    matches: QuerySet,
-    order: tuple[Any, ...],
-    query: str,
-    blog_id: int | None,
-) -> Ranking | None:
-    assert ranking.snapshot is not None
-    own_txid, own_last = ranking.own or (None, 0)
-    unseen = {
-        "snapshot": ranking.snapshot,
-        "own": own_txid,
-        "own_last": own_last,
-        "limit": CHANGES_CARRIED + 1,
-    }
-    scope = "" if blog_id is None else " AND {}.blog_id = %(blog_id)s"
-    # No request data in it: fixed fragments and the table's own name.
-    sql = _CHANGES_SQL.format(
-        unseen=_UNSEEN,
-        old_scope=scope.format("c"),
-        new_scope=scope.format("a"),
-        articles=connections[alias].ops.quote_name(Article._meta.db_table),
-    )
-    params = {"config": SEARCH_CONFIG, "query": web_search_text(query), "blog_id": blog_id}
-    # At most 65 changes by their index, and as many articles by primary key
-    # (tests/rest/test_search_carried.py checks the plan).
-    with _time_budget(alias), connections[alias].cursor() as cursor:
-        cursor.execute(sql, {**unseen, **params})
-        rows = cursor.fetchall()
-    snapshot, own, own_txid_last = rows[0][:3]
-    if not _covers(snapshot, ranking.snapshot, ranking.own):
-        return _BEHIND
-    seen = (snapshot, (own, own_txid_last or 0) if own is not None else None)
-    changes = [row[4:] for row in rows if row[3] is not None]
-    if len(changes) > CHANGES_CARRIED or any(article is None for article, _, _ in changes):
-        return None
-    state: dict[int, list[bool]] = {}
-    for article, was, now in changes:
-        state.setdefault(article, [was, now])[1] = now  # what it was when first changed
-    total = ranking.total + sum(now for _, now in state.values())
-    total -= sum(was for was, _ in state.values())
-    if not any(was or now for was, now in state.values()):
-        return ranking._replace(total=total, snapshot=seen[0], own=seen[1])
-    candidates = [pk for pk in ranking.ids if pk not in state]
-    candidates += [pk for pk, (_, now) in state.items() if now]
-    kept = matches.using(alias).filter(pk__in=candidates)
-    if ranking.last is not None:
-        kept = kept.filter(_at_or_before(order, ranking.last))
-    with _time_budget(alias):
-        first = list(kept.order_by(*order).values_list(*_sorted_by(order))[: RANKING_KEPT + 1])
-    last = ranking.last
-    if len(first) > RANKING_KEPT:
-        first = first[:RANKING_KEPT]
-        last = _key(order, first[-1])
-    if total <= len(first):
-        last = None
-    return Ranking(total, tuple(row[0] for row in first), last, *seen)
-
-
-# How long the changes are kept (on PostgreSQL): far longer than any kept ranking is old, since each
-# was taken or carried within RANKING_SECONDS and a write's transaction lasts seconds.
-CHANGES_KEPT_SECONDS = 3600
-
-
-def forget_changes() -> int:
-    """Drop the changes written more than CHANGES_KEPT_SECONDS ago; the number dropped."""
-    if connection.vendor != "postgresql":
-        return 0
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "DELETE FROM articles_searchchange"
-            " WHERE changed_at < clock_timestamp() - make_interval(secs => %s)",
-            [CHANGES_KEPT_SECONDS],
-        )
-        return cursor.rowcount
-
-
-def _at_or_before(order: tuple[Any, ...], last: tuple[Any, ...]) -> Q:
-    """The rows that come no later than the key `last` in `order` (a column, then the id)."""
-    (column, tie), (value, tie_value) = order, last
-    name, tie_name = column.lstrip("-"), tie.lstrip("-")
-    before = "gt" if column.startswith("-") else "lt"
-    tie_before = "gte" if tie.startswith("-") else "lte"
-    return Q(**{f"{name}__{before}": value}) | Q(
-        **{name: value, f"{tie_name}__{tie_before}": tie_value}
-    )
-
-
-def _xids(snapshot: str) -> tuple[int, int, set[int]]:
-    xmin, xmax, running = snapshot.split(":")
-    return int(xmin), int(xmax), {int(x) for x in running.split(",") if x}
-
-
-def _covers(newer: str, older: str, own: tuple[str, int] | None) -> bool:
-    """Whether every transaction the snapshot `older` sees is seen by `newer` (a replica that
-    has replayed at least as far); the ranking's own transaction, if any, counts as seen."""
-    _, xmax, running = _xids(newer)
-    _, old_xmax, old_running = _xids(older)
-    mine = int(own[0]) if own else None
-    return xmax >= old_xmax and all(x >= old_xmax or x in old_running or x == mine for x in running)
-
-
 def _page_rows(
     articles: QuerySet,
     matches: QuerySet,
@@ -470,7 +251,7 @@ def _page_rows(
 
 
 def _ranked_ids(matches: QuerySet, order: tuple[Any, ...], offset: int, end: int) -> list[int]:
-    rows = matches.order_by(*order).values_list(*_sorted_by(order))[offset:end]
+    rows = matches.order_by(*order).values_list(*sorted_by(order))[offset:end]
     return [row[0] for row in rows]
 
 
@@ -525,10 +306,7 @@ def _time_budget(alias: str) -> Iterator[None]:
         with time_bound(alias, settings.SEARCH_TIMEOUT_MS, also=_search_settings()):
             yield
     except TimeBoundExceeded:
-        raise SearchError(
-            "q",
-            "The search matches too many articles to rank in time; add words to narrow it.",
-        ) from None
+        raise SearchError("q", TOO_BROAD) from None
 
 
 def blog_article_page(

@@ -1,15 +1,16 @@
 """The articles' Celery task: forgetting the search changes no kept ranking can need any more
-(articles.search, "Carried over the writes"), on beat's schedule (settings.CELERY_BEAT_SCHEDULE).
+(articles.rankings; docs/decisions/search.md, "Carried over the writes"), on beat's schedule
+(settings.CELERY_BEAT_SCHEDULE).
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
-from articles import search
+from articles import rankings
 
 
 @shared_task(name="articles.forget_search_changes", ignore_result=True)
 def forget_search_changes() -> int:
-    """Drop the changes older than search.CHANGES_KEPT_SECONDS; the number dropped."""
-    return search.forget_changes()
+    """Drop the changes older than rankings.CHANGES_KEPT_SECONDS; the number dropped."""
+    return rankings.forget_changes()

@@ -686,7 +686,7 @@ def test_the_search_across_blogs_counts_every_blog_and_sees_each_write(
 
 
 def test_a_page_deeper_than_the_ranking_keeps_is_still_in_order(api, blog, settings):
-    from articles import search
+    from articles import rankings
 
     settings.SEARCH_CACHE_MIN_MATCHES = 2
     Article.objects.bulk_create(
@@ -694,7 +694,7 @@ def test_a_page_deeper_than_the_ranking_keeps_is_still_in_order(api, blog, setti
     )
     url = f"{API}/blogs/{blog.pk}/articles?q=harbour&sort=-title&pageSize=100&pageIndex="
 
-    assert search.RANKING_KEPT == 1000
+    assert rankings.RANKING_KEPT == 1000
     assert found(api, url + "10")[1][-1] == "Note 0005"  # the last id kept
     total, deep = found(api, url + "11")
     assert (total, deep) == (

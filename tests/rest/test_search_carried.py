@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from articles import search, services, tasks
+from articles import rankings, search, services, tasks
 from articles.models import Article
 from core import representations
 from tests.rest.conftest import API, body
@@ -63,7 +63,7 @@ def kept_small(settings, monkeypatch):
     """Every search kept, and only the first 5 ids of each: the key of the last id kept bounds
     what a change may enter."""
     settings.SEARCH_CACHE_MIN_MATCHES = 2
-    monkeypatch.setattr(search, "RANKING_KEPT", 5)
+    monkeypatch.setattr(rankings, "RANKING_KEPT", 5)
 
 
 def test_carried_rankings_are_the_fresh_rankings_after_random_writes(
@@ -133,12 +133,12 @@ def test_too_many_changes_or_a_bulk_write_and_the_search_is_ranked_again(
     assert read() == (6, 1)
     assert read() == (6, 0)
     # As many single writes as are carried (in another blog too: they count, and change nothing).
-    for n in range(search.CHANGES_CARRIED - 1):
+    for n in range(rankings.CHANGES_CARRIED - 1):
         services.article_create(blog=other_blog, title=f"Harbour elsewhere {n}", content="x")
     services.article_create(blog=blog, title="Harbour 6", content="x")
     assert read() == (7, 0)
     # One more than that: ranked again.
-    for n in range(search.CHANGES_CARRIED):
+    for n in range(rankings.CHANGES_CARRIED):
         services.article_create(blog=other_blog, title=f"Harbour again {n}", content="x")
     services.article_create(blog=blog, title="Harbour 7", content="x")
     assert read() == (8, 1)
@@ -146,10 +146,10 @@ def test_too_many_changes_or_a_bulk_write_and_the_search_is_ranked_again(
     # One statement of many rows (an import, a script): ranked again.
     Article.objects.bulk_create(
         Article(blog=blog, title=f"Harbour bulk {n}", content="x")
-        for n in range(search.CHANGES_CARRIED + 1)
+        for n in range(rankings.CHANGES_CARRIED + 1)
     )
     representations.blog_changed(blog_id=blog.pk)
-    assert read() == (8 + search.CHANGES_CARRIED + 1, 1)
+    assert read() == (8 + rankings.CHANGES_CARRIED + 1, 1)
 
 
 def test_a_write_the_search_does_not_see_costs_one_statement(api, blog, other_blog, kept_small):
@@ -216,7 +216,7 @@ def test_changes_older_than_kept_are_forgotten(blog):
         cursor.execute(
             "UPDATE articles_searchchange SET changed_at = clock_timestamp() - make_interval("
             "secs => %s) WHERE article_id = %s",
-            [search.CHANGES_KEPT_SECONDS + 1, article.pk],
+            [rankings.CHANGES_KEPT_SECONDS + 1, article.pk],
         )
     Article.objects.filter(pk=article.pk).update(title="Harbour again")
     assert tasks.forget_search_changes() >= 1
