@@ -20,8 +20,7 @@ from articles.models import Article
 from core.db_router import PRIMARY, reads_from_primary
 from core.time_bound import time_bound
 
-# The ids a search's ranking keeps: the first pages of any size (10 of the
-# largest).
+# The ids a search's ranking keeps: the first pages of any size (10 of the largest).
 RANKING_KEPT = 1000
 
 
@@ -106,8 +105,8 @@ _UNSEEN = """
       WHERE txid = %(own)s::xid8 AND id > %(own_last)s LIMIT %(limit)s)
 """
 
-# The changes, in order, with what each changed article was for the search then (live,
-# in the scope, matching) and is now, the statement's snapshot, and its own transaction and that
+# The changes, in order, with what each changed article was for the search then (live, in the
+# scope, matching) and is now, the statement's snapshot, and its own transaction and that
 # transaction's last change; a change naming no article is a bulk write's.
 _CHANGES_SQL = """
 SELECT cur.snapshot, cur.own, cur.own_last, c.id, c.article_id,
