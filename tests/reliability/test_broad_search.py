@@ -10,7 +10,6 @@ import functools
 import json
 import random
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -19,7 +18,7 @@ from articles import search
 from articles.models import Article
 from articles.seeding import articles_vacuum_for_bench
 from blogs.models import Blog
-from tests.support.load import API, health_checks, run_together, write_headers
+from tests.support.load import API, health_checks, run_together, timed_reads, write_headers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -71,14 +70,10 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
     checks: list[int] = []
     writes: list[int] = []
 
-    def read(seed: int, stop: threading.Event) -> None:
-        chosen = random.Random(seed)
-        while not stop.is_set():
-            scope = chosen.choice([None, *blogs])
-            path = search_path(scope, chosen.choice(SORTS), chosen.randint(1, 100))
-            started = time.monotonic()
-            reply = server.request("GET", path, headers={"Accept": "application/hal+json"})
-            reads.append((reply.status, time.monotonic() - started, path))
+    def path_of(chosen: random.Random) -> str:
+        return search_path(
+            chosen.choice([None, *blogs]), chosen.choice(SORTS), chosen.randint(1, 100)
+        )
 
     def write(seed: int, stop: threading.Event) -> None:
         chosen = random.Random(seed)
@@ -104,7 +99,7 @@ def test_readers_of_a_broad_search_and_writers_never_wait_a_second(
 
     run_together(
         SECONDS,
-        *(functools.partial(read, seed) for seed in range(READERS)),
+        *(timed_reads(server, seed, path_of, reads) for seed in range(READERS)),
         *(functools.partial(write, seed) for seed in range(2)),
         health_checks(server, checks),
     )

@@ -5,11 +5,9 @@ throughout, and the pages are right after (issue 27; articles/pages.py)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import threading
-import time
 
 import pytest
 from django.db import connection
@@ -18,7 +16,7 @@ from articles.models import Article
 from articles.search import ORDERINGS
 from articles.seeding import articles_vacuum_for_bench
 from blogs.models import Blog
-from tests.support.load import API, health_checks, run_together, write_headers
+from tests.support.load import API, health_checks, run_together, timed_reads, write_headers
 
 pytestmark = [pytest.mark.postgres, pytest.mark.servers]
 
@@ -63,13 +61,8 @@ def test_readers_of_every_order_and_a_writer_never_wait_a_second(
     checks: list[int] = []
     writes: list[int] = []
 
-    def read(seed: int, stop: threading.Event) -> None:
-        chosen = random.Random(seed)
-        while not stop.is_set():
-            path = page_path(large_blog, chosen.choice(SORTS), chosen.randint(1, ARTICLES // 10))
-            started = time.monotonic()
-            reply = server.request("GET", path, headers={"Accept": "application/hal+json"})
-            reads.append((reply.status, time.monotonic() - started, path))
+    def path_of(chosen: random.Random) -> str:
+        return page_path(large_blog, chosen.choice(SORTS), chosen.randint(1, ARTICLES // 10))
 
     def write(stop: threading.Event) -> None:
         number = 0
@@ -86,7 +79,7 @@ def test_readers_of_every_order_and_a_writer_never_wait_a_second(
 
     run_together(
         SECONDS,
-        *(functools.partial(read, seed) for seed in range(READERS)),
+        *(timed_reads(server, seed, path_of, reads) for seed in range(READERS)),
         write,
         health_checks(server, checks),
     )

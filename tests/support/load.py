@@ -6,7 +6,9 @@ from __future__ import annotations
 import http.client
 import json
 import multiprocessing
+import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
@@ -115,3 +117,20 @@ def health_checks(server, checks: list[int]) -> Callable[[threading.Event], None
             stop.wait(0.2)
 
     return check
+
+
+def timed_reads(
+    server, seed: int, path_of: Callable[[random.Random], str], reads: list[tuple[int, float, str]]
+) -> Callable[[threading.Event], None]:
+    """A loop for run_together that GETs (HAL) the path `path_of` picks with its own
+    random.Random(seed), noting each (status, seconds, path)."""
+
+    def read(stop: threading.Event) -> None:
+        chosen = random.Random(seed)
+        while not stop.is_set():
+            path = path_of(chosen)
+            started = time.monotonic()
+            reply = server.request("GET", path, headers={"Accept": "application/hal+json"})
+            reads.append((reply.status, time.monotonic() - started, path))
+
+    return read
