@@ -72,13 +72,17 @@ def run_wrk(wrk: str, origin: str, workload: Workload, *, seconds: float, connec
         os.unlink(body_file.name)
     for line in result.stdout.splitlines():
         if line.startswith("BENCH_JSON "):
-            return _summarise(json.loads(line.removeprefix("BENCH_JSON ")))
+            return _summarise(
+                json.loads(line.removeprefix("BENCH_JSON ")), workload.expected_status
+            )
     raise RuntimeError(f"wrk gave no summary: {result.stderr.strip()[-300:]}")
 
 
-def _summarise(raw: dict) -> dict:
+def _summarise(raw: dict, expected: int = 200) -> dict:
     statuses = {int(status): n for status, n in raw["statuses"].items()}
-    non_2xx = sum(n for status, n in statuses.items() if not 200 <= status < 300)
+    # A workload that asks for an error (a 404, say) counts the other answers instead.
+    wanted = range(200, 300) if 200 <= expected < 300 else (expected,)
+    non_2xx = sum(n for status, n in statuses.items() if status not in wanted)
     socket_errors = sum(raw["socket_errors"].values())
     measured = raw["requests"] - raw["refreshes"]
     seconds = raw["duration_us"] / 1e6

@@ -38,6 +38,7 @@ from bench.workloads import (
     article_post,
     article_put,
     comment_post,
+    comment_post_missing,
     graphql_workloads,
     page_get,
     random_pages_get,
@@ -472,6 +473,7 @@ def _workloads(
         article_post("peer", token),
         comment_post("service", comment_id, token),
         comment_post("peer", comment_id, token),
+        comment_post_missing("service", token),
     ]
     workloads += [article_put(STORE, store_ids, token), *full(article_put(STORE, store_ids, token))]
     if hooked:

@@ -240,6 +240,7 @@ def article_post(server: str, token: str) -> Workload:
 
 
 COMMENT_TEXT = "A comment from the benchmark."
+MISSING_ID = 2**31 - 1  # an article id no seeding reaches
 
 
 def comment_post(server: str, article_id: int, token: str) -> Workload:
@@ -259,6 +260,23 @@ def comment_post(server: str, article_id: int, token: str) -> Workload:
         body=json.dumps({"text": COMMENT_TEXT}).encode(),
         expected_status=201,
         check=expect_status(201, json_check(a_comment, "the comment")),
+    )
+
+
+def comment_post_missing(server: str, token: str) -> Workload:
+    """A comment on an article that does not exist: every step a comment's write takes before
+    and around the write (the middleware, DRF's dispatch, the token, the rate limit, the
+    article's lookup, an answer), without the write. Set against the peer's whole comment."""
+    return Workload(
+        key=f"{server}.comment_on_no_article",
+        label="POST comment, no such article (404)",
+        server=server,
+        method="POST",
+        path=f"{REST}/1/articles/{MISSING_ID}/comments",
+        headers={**HAL_ACCEPT, "Content-Type": "application/json", "X-Access-Token": token},
+        body=json.dumps({"text": COMMENT_TEXT}).encode(),
+        expected_status=404,
+        check=expect_status(404),
     )
 
 

@@ -1,5 +1,3 @@
-# The Celery app is loaded with Django, so that the web processes hand deliveries to the same
-# broker the workers read (webhooks.tasks); `celery -A config` finds it here.
-from config.celery import app as celery_app
-
-__all__ = ["celery_app"]
+# `celery -A config` finds the Celery app in config/celery.py. The web processes import it only
+# when they first hand work to the broker (core.broker), so a web worker that never does (no
+# webhook subscription, no edge, no scheduled draft) carries none of Celery.

@@ -2,7 +2,10 @@
 task's code), over this process's own connections that never retry. A publish runs right after
 a request's commit, which must not wait for a broker that is down: the rows behind the messages
 stay in their outbox, and a periodic relay hands them over later (webhooks.outbox,
-core.edge_purge)."""
+core.edge_purge).
+
+The Celery app (settings.BROKER_APP) is imported on the first publish, not with Django: a web
+worker that never publishes carries none of Celery."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from celery import current_app
+from django.conf import settings
+from django.utils.module_loading import import_string
 
 logger = logging.getLogger(__name__)
 
@@ -29,12 +33,12 @@ def send(
     sent = 0
     if not calls:
         return 0
-    app = current_app._get_current_object()
+    publisher = app()
     try:
-        with _publishing_pool(app).acquire(block=True, timeout=2) as connection:
+        with _publishing_pool(publisher).acquire(block=True, timeout=2) as connection:
             try:
                 for args in calls:
-                    app.send_task(
+                    publisher.send_task(
                         task_name,
                         args,
                         countdown=countdown or None,
@@ -54,6 +58,11 @@ def send(
             error,
         )
     return sent
+
+
+def app() -> Any:
+    """The project's Celery app (settings.BROKER_APP), imported on its first use."""
+    return import_string(settings.BROKER_APP)
 
 
 _pools: dict[int, Any] = {}

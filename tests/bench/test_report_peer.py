@@ -3,9 +3,9 @@ and the targets (each service write ≥ 1.2 x the peer's, by req/s and by worker
 
 from __future__ import annotations
 
-from bench import report
+from bench import loadgen, report
 from bench.run import _workloads, parse_args
-from bench.workloads import article_get, article_post, article_put, comment_post
+from bench.workloads import MISSING_ID, article_get, article_post, article_put, comment_post
 from tests.bench import measured
 
 
@@ -77,3 +77,32 @@ def test_without_the_peers_rows_its_targets_are_not_measured():
         "not measured"
     )
     assert "non-2xx under load on the peer = 0" not in targets
+
+
+def test_the_comment_without_its_write_is_set_against_the_peers_whole_comment():
+    [missing] = workloads_of(["--only", "service.comment_on_no_article"])
+    assert (missing.method, missing.expected_status) == ("POST", 404)
+    assert missing.path == f"/api/v1.2/blogs/1/articles/{MISSING_ID}/comments"
+    workloads = [
+        measured(comment_post("peer", 6, "t"), 200.0, 6.0),
+        measured(missing, 300.0, 4.0),
+    ]
+
+    rows = {row["key"]: row for row in report.build(workloads, {})["table"]}
+
+    note = rows["service.comment_on_no_article"]["note"]
+    assert note == "no write: 1.50 x the peer's whole post_comment"
+
+
+def test_a_workload_that_asks_for_an_error_counts_every_other_answer_as_one():
+    raw = {
+        "statuses": {"404": 90, "201": 7, "500": 3},
+        "socket_errors": {"connect": 0},
+        "requests": 100,
+        "refreshes": 0,
+        "duration_us": 1_000_000,
+        **dict.fromkeys(("p50_us", "p90_us", "p99_us", "max_us"), 1000),
+    }
+
+    assert loadgen._summarise(raw, 404)["errors"] == 10
+    assert loadgen._summarise(raw)["errors"] == 93  # a 2xx workload: every non-2xx

@@ -19,7 +19,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from celery import current_app
 from celery.exceptions import Retry
 from django.core.management import call_command
 from django.db import connection, transaction
@@ -29,6 +28,7 @@ from articles import services as article_services
 from articles.models import Article, ArticleRevision
 from blogs.models import Blog
 from core import db_router, edge_purge, representations
+from core.broker import app as broker_app
 from core.models import EdgePurge
 from core.tasks import purge_edge, relay_edge_purges
 from tests.rest.conftest import HalClient
@@ -74,7 +74,7 @@ def recorded() -> list[set[str]]:
 def broker_messages() -> list[tuple[str, list]]:
     """(task name, args) of each message waiting in the tests' in-memory broker, taken out."""
     found = []
-    with current_app.connection_for_read() as broker:
+    with broker_app().connection_for_read() as broker:
         channel = broker.default_channel
         while (message := channel.basic_get(queue="celery", no_ack=True)) is not None:
             found.append((message.headers["task"], message.decode()[0]))

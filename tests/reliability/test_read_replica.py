@@ -444,14 +444,14 @@ def test_a_first_sight_costs_the_primary_one_position_read_at_most(
 # message read back from an in-memory broker), then the worker's task run on that message.
 WRITE_AND_PURGE = """
 import json
-from celery import current_app
 from django.db import transaction
 from articles import services
 from blogs.models import Blog
 from core.tasks import purge_edge
 with transaction.atomic():
     article = services.article_create(blog=Blog.objects.get(pk=%d), title=%r)
-with current_app.connection_for_read() as broker:
+from core.broker import app
+with app().connection_for_read() as broker:
     message = broker.default_channel.basic_get(queue="celery", no_ack=True)
 print(json.dumps([article.pk, message.headers["task"], message.decode()[0]]), flush=True)
 print(json.dumps(purge_edge(*message.decode()[0])), flush=True)
