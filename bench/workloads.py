@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 REST = "/api/v1.2/blogs"
 SOAP_PATH = "/soap/calculator"
@@ -267,14 +267,10 @@ def comment_post_missing(server: str, token: str) -> Workload:
     """A comment on an article that does not exist: every step a comment's write takes before
     and around the write (the middleware, DRF's dispatch, the token, the rate limit, the
     article's lookup, an answer), without the write. Set against the peer's whole comment."""
-    return Workload(
+    return replace(
+        comment_post(server, MISSING_ID, token),
         key=f"{server}.comment_on_no_article",
         label="POST comment, no such article (404)",
-        server=server,
-        method="POST",
-        path=f"{REST}/1/articles/{MISSING_ID}/comments",
-        headers={**HAL_ACCEPT, "Content-Type": "application/json", "X-Access-Token": token},
-        body=json.dumps({"text": COMMENT_TEXT}).encode(),
         expected_status=404,
         check=expect_status(404),
     )
