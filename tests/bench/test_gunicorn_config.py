@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
-import runpy
 import signal
 import socket
 import subprocess
@@ -182,15 +180,3 @@ def test_gunicorn_serves_loopback_alone_and_any_address_behind_the_trusted_proxy
         status, _ = get(f"{origin}/livez")
 
     assert status == 200
-
-
-def test_the_master_freezes_what_it_built_before_each_fork():
-    """pre_fork's gc.freeze(): a worker's collections leave the preloaded application alone."""
-    hooks = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
-    gc.unfreeze()
-    assert gc.get_freeze_count() == 0
-    try:
-        hooks["pre_fork"](None, None)
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
