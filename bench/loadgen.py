@@ -82,7 +82,7 @@ def _summarise(raw: dict, expected: int = 200) -> dict:
     statuses = {int(status): n for status, n in raw["statuses"].items()}
     # A workload that asks for an error (a 404, say) counts the other answers instead.
     wanted = range(200, 300) if 200 <= expected < 300 else (expected,)
-    non_2xx = sum(n for status, n in statuses.items() if status not in wanted)
+    unexpected = sum(n for status, n in statuses.items() if status not in wanted)
     socket_errors = sum(raw["socket_errors"].values())
     measured = raw["requests"] - raw["refreshes"]
     seconds = raw["duration_us"] / 1e6
@@ -95,7 +95,7 @@ def _summarise(raw: dict, expected: int = 200) -> dict:
         "p99_ms": raw["p99_us"] / 1000,
         "max_ms": raw["max_us"] / 1000,
         "statuses": statuses,
-        "non_2xx": non_2xx,
+        "non_2xx": unexpected,
         "socket_errors": socket_errors,
-        "errors": non_2xx + socket_errors,
+        "errors": unexpected + socket_errors,
     }

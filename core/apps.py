@@ -25,7 +25,7 @@ class CoreConfig(AppConfig):
         # With an edge in front every write publishes its purge: the broker's app is loaded now
         # rather than by the first write (about 0.4 s). Otherwise by the first publish
         # (core.broker), which a worker without webhooks or scheduled drafts never makes.
-        if getattr(settings, "EDGE_PURGE_URLS", None):  # the benchmark's baselines have none
+        if settings.EDGE_PURGE_URLS:
             from core import broker
 
             broker.app()

@@ -14,8 +14,9 @@ from config.settings.base import (  # noqa: F401 (Django reads these names)
 DEBUG = False
 # core: the models import core.representations, which needs core's models (the edge's outbox).
 INSTALLED_APPS = ["django.contrib.contenttypes", "django.contrib.auth", "core", "blogs", "articles"]
-# No broker: nothing here hands work to Celery (core's ready() reads the setting).
+# No broker and no edge: nothing here hands work to Celery (core's ready() reads both settings).
 CELERY_BROKER_URL = ""
+EDGE_PURGE_URLS: list[str] = []
 MIDDLEWARE: list[str] = []
 ROOT_URLCONF = "bench.floor.urls"
 WSGI_APPLICATION = "bench.floor.wsgi.application"

@@ -501,12 +501,13 @@ EDGE_RELAY_AFTER_SECONDS = env_int("EDGE_RELAY_AFTER_SECONDS", 10, minimum=1)
 # a draft goes out at most this long (and a worker's pick-up) after its time.
 DRAFTS_SWEEP_SECONDS = env_int("DRAFTS_SWEEP_SECONDS", 30, minimum=1)
 
+# The Celery app core.broker publishes with, imported on its first publish (config/__init__.py).
+BROKER_APP = "config.celery.app"
+
 # Redis in production (a database number of its own, not the cache's: a cache clear would empty
 # the queue); without one, a broker that needs no server: messages are files in BROKER_FOLDER,
 # which every process of this checkout shares (docs/decisions/webhooks-celery.md).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
-# The app core.broker publishes with, imported on the first publish (config/__init__.py).
-BROKER_APP = "config.celery.app"
 CELERY_BROKER_FOLDER = Path(env_str("CELERY_BROKER_FOLDER") or BASE_DIR / ".celery-broker")
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     # Redis: a message not acknowledged this long after a worker took it goes to another.
