@@ -7,7 +7,8 @@ PORT ?= 8000
 .PHONY: run test lint serve serve-edge bench clean
 
 # The service's requirements (make run, make serve), and the development set on top of them
-# (make test, lint, bench): requirements.txt and requirements-dev.txt, both pinned.
+# (make test, lint, bench): requirements.txt and requirements-dev.txt, both pinned; the second
+# includes requirements-traces.txt (OpenTelemetry, an optional install in production).
 $(VENV)/.installed: requirements.txt
 	@test -x $(PY) || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	@echo "==> Installing requirements.txt into $(VENV) (about a minute the first time)"
@@ -15,7 +16,12 @@ $(VENV)/.installed: requirements.txt
 	@$(PY) -m pip install --progress-bar off -r requirements.txt
 	@touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+$(VENV)/.installed-traces: $(VENV)/.installed requirements-traces.txt
+	@echo "==> Installing requirements-traces.txt into $(VENV)"
+	@$(PY) -m pip install --progress-bar off -r requirements-traces.txt
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-traces requirements-dev.txt
 	@echo "==> Installing requirements-dev.txt into $(VENV)"
 	@$(PY) -m pip install --progress-bar off -r requirements-dev.txt
 	@touch $@

@@ -1,7 +1,8 @@
 """Traces (OpenTelemetry), off unless the standard OTEL_* variables ask for it
 (docs/production.md, "Traces"; docs/decisions/traces.md). Off, nothing of OpenTelemetry is
 imported. `setup()` instruments (before a fork); `start()` makes the exporting thread in the
-process that serves, since a thread does not survive a fork.
+process that serves, since a thread does not survive a fork. OpenTelemetry is an optional install
+(requirements-traces.txt): traces asked for without it stop the start, saying what to install.
 """
 
 from __future__ import annotations
@@ -55,13 +56,24 @@ def start_in_workers() -> None:
     _started_by_workers = True
 
 
+def _sdk():
+    try:
+        from core.tracing import sdk
+    except ModuleNotFoundError as missing:
+        if not (missing.name or "").startswith("opentelemetry"):
+            raise
+        raise ImproperlyConfigured(
+            f"traces are on ({', '.join(exporters())}) but {missing.name} is not installed:"
+            " pip install -r requirements-traces.txt (docs/production.md, Traces)"
+        ) from None
+    return sdk
+
+
 def setup() -> None:
     """Before the WSGI application is built."""
     if not enabled():
         return
-    from core.tracing import sdk
-
-    sdk.instrument()
+    _sdk().instrument()
     if not _started_by_workers:
         start()
 
@@ -71,9 +83,7 @@ def start() -> None:
     names = exporters()
     if not names or _provider is not None:
         return
-    from core.tracing import sdk
-
-    _provider = sdk.start_exporting(names)
+    _provider = _sdk().start_exporting(names)
 
 
 def shutdown() -> None:
