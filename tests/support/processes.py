@@ -25,6 +25,17 @@ from tests.support.servers import BASE_DIR, free_port, http_request
 from tests.support.webhooks import die_with_parent, wait_until
 
 
+def as_typed_in_a_terminal() -> None:
+    """preexec_fn of a MakeTarget: SIGINT and SIGQUIT at their defaults, as a shell in a terminal
+    starts a command, whatever the test runner inherited. A runner started in the background of a
+    non-interactive shell (`cmd &`) ignores both, and an ignored SIGINT is inherited across exec
+    and cannot be trapped again by a shell: Ctrl-C could never stop what it starts. Also
+    die_with_parent."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    die_with_parent()
+
+
 def descendants(pid: int) -> set[int]:
     """The process's children, their children and so on, read from /proc."""
     found: set[int] = set()
@@ -115,7 +126,7 @@ class MakeTarget:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=die_with_parent,
+                preexec_fn=as_typed_in_a_terminal,
             )
 
         def healthy() -> bool:
