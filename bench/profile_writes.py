@@ -237,7 +237,7 @@ POST_COMMENT = Write(
                 "reading the article (lookups)",
                 tuple(
                     Probe("articles/api/lookups.py", name, caller=_COMMENT_POST, alternative=True)
-                    for name in ("get_blog_article", "get_blog", "get_article")
+                    for name in ("get_article_to_comment", "get_blog", "get_article")
                 ),
             ),
             Phase(

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from articles import selectors, services
 from articles.api.inputs import CommentInputSerializer
-from articles.api.lookups import get_article, get_blog, get_blog_article
+from articles.api.lookups import get_article, get_article_to_comment, get_blog
 from articles.api.permissions import ensure_may_delete_comment
 from articles.api.serializers import (
     CommentPageSerializer,
@@ -103,16 +103,16 @@ class CommentListView(ApiView):
         errors=(404, 409, 410),
     )
     def post(self, request: Request, blog_id: int, article_id: int) -> Response:
-        article = get_blog_article(blog_id, article_id)
+        article = get_article_to_comment(blog_id, article_id)
 
         def create() -> Response:
             serializer = CommentInputSerializer(data=json_object(request))
             if not serializer.is_valid():
                 raise UnprocessableContent(serializer.errors)
+            # The comment's article is the one its service read under the lock, with its blog.
             comment = services.comment_create(
                 article=article, author=request.user, text=serializer.validated_data["text"]
             )
-            comment.article = article
             data = CommentSerializer(comment, context={"request": request}).data
             response = comment_validators(comment).apply(Response(data, status=201))
             response["Location"] = data["_links"]["self"]["href"]
