@@ -1,4 +1,4 @@
-"""Everything before the load: wrk, the spyne venv, databases, data, a token."""
+"""Everything before the load: wrk, the service's and spyne's venvs, databases, data, a token."""
 
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / ".work"
 SPYNE_VENV = WORK / "venv-spyne"
 SPYNE_REQUIREMENTS = ROOT / "bench" / "requirements-spyne.txt"
+# The servers' own venv: what a production host installs (requirements.txt), not .venv, whose
+# test tools DRF would import (requests, Pygments) and whose traces' packages redis-py would.
+SERVICE_VENV = WORK / "venv-service"
+SERVICE_REQUIREMENTS = ROOT / "requirements.txt"
 PYTHON = ROOT / ".venv" / "bin" / "python"
 DEFAULT_POSTGRES = os.environ.get("BENCH_POSTGRES") or "postgres://postgres@127.0.0.1:5432"
 
@@ -40,22 +44,32 @@ def ensure_wrk() -> str:
     raise SetupError("wrk is needed: install it with `sudo apt-get install wrk` (Debian/Ubuntu)")
 
 
-def ensure_spyne_venv() -> Path:
-    """bench/.work/venv-spyne from bench/requirements-spyne.txt; rebuilt when that file changes."""
-    stamp = SPYNE_VENV / ".requirements-sha256"
-    wanted = hashlib.sha256(SPYNE_REQUIREMENTS.read_bytes()).hexdigest()
-    gunicorn = SPYNE_VENV / "bin" / "gunicorn"
+def ensure_venv(venv: Path, requirements: Path) -> Path:
+    """`venv` from `requirements` (pinned, no includes), rebuilt when that file changes; its
+    gunicorn."""
+    stamp = venv / ".requirements-sha256"
+    wanted = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    gunicorn = venv / "bin" / "gunicorn"
     if gunicorn.exists() and stamp.exists() and stamp.read_text() == wanted:
         return gunicorn
-    print("building the spyne venv (bench/requirements-spyne.txt)", flush=True)
-    shutil.rmtree(SPYNE_VENV, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(SPYNE_VENV)], check=True)
-    pip = [str(SPYNE_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    result = subprocess.run([*pip, "-r", str(SPYNE_REQUIREMENTS)], check=False)
+    print(f"building {venv.relative_to(ROOT)} ({requirements.relative_to(ROOT)})", flush=True)
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    result = subprocess.run([*pip, "-r", str(requirements)], check=False)
     if result.returncode != 0:
-        raise SetupError("pip could not install bench/requirements-spyne.txt")
+        raise SetupError(f"pip could not install {requirements.relative_to(ROOT)}")
     stamp.write_text(wanted)
     return gunicorn
+
+
+def ensure_spyne_venv() -> Path:
+    return ensure_venv(SPYNE_VENV, SPYNE_REQUIREMENTS)
+
+
+def ensure_service_venv() -> Path:
+    """The gunicorn every server of the bench runs but spyne's (bench/servers.py)."""
+    return ensure_venv(SERVICE_VENV, SERVICE_REQUIREMENTS)
 
 
 def postgres_reachable(url: str = DEFAULT_POSTGRES + "/postgres") -> bool:

@@ -137,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     work = prepare.WORK
     (work / "logs").mkdir(parents=True, exist_ok=True)
     wrk = prepare.ensure_wrk()
+    prepare.ensure_service_venv()
     notes: list[str] = []
 
     postgres = prepare.postgres_reachable()

@@ -14,6 +14,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import prepare
+
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONFIG = ROOT / "config" / "gunicorn.conf.py"
 VCL = ROOT / "deploy" / "varnish" / "blog-service.vcl"
@@ -34,7 +36,8 @@ class Server:
     app: str  # "module:callable" for gunicorn
     env: dict[str, str]
     ready_path: str
-    gunicorn: Path = ROOT / ".venv" / "bin" / "gunicorn"
+    # A venv of requirements.txt alone, as production installs (prepare.ensure_service_venv).
+    gunicorn: Path = prepare.SERVICE_VENV / "bin" / "gunicorn"
     port: int = 0
     process: subprocess.Popen | None = None
     log_path: Path | None = None
