@@ -68,6 +68,14 @@ def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article 
     return article
 
 
+def article_to_comment(*, blog_id: int, article_id: int) -> Article | None:
+    """The article `article_id` of blog `blog_id` with only whether it was deleted (a comment's
+    service reads the rest under its lock), or None."""
+    if blog_id > MAX_ID or article_id > MAX_ID:
+        return None
+    return _one(Article.objects.only("deleted_at").filter(pk=article_id, blog_id=blog_id))
+
+
 def _one(queryset: QuerySet[Model]) -> Model | None:
     """The one row a primary key names, or None: `get()` (first() would add an ORDER BY and
     cost a third more to build, on every write)."""

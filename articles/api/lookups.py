@@ -63,11 +63,10 @@ def get_article_to_comment(blog_id: int, article_id: int) -> Article:
     """The article a comment is written on, with the answers of get_blog_article (404 for the
     blog or the article, 410 when it was deleted) from a lean read: only whether it was deleted,
     since the comment's service reads the article again under its lock, with its blog."""
-    try:
-        article = Article.objects.only("deleted_at").get(pk=article_id, blog_id=blog_id)
-    except Article.DoesNotExist:
+    article = selectors.article_to_comment(blog_id=blog_id, article_id=article_id)
+    if article is None:
         get_blog(blog_id)
-        raise Http404("No Article matches the given query.") from None
+        raise Http404("No Article matches the given query.")
     if article.is_deleted:
         raise ArticleGone
     return article

@@ -157,6 +157,16 @@ def test_unknown_blog_article_comment_and_route_are_404_problems(api, article, o
         assert body(response)["status"] == 404
 
 
+def test_a_comment_on_a_blog_or_article_no_table_can_hold_is_a_404(api, article, alice_token):
+    # Ids past a 64-bit integer: SQLite would refuse the parameter (OverflowError, a 500).
+    huge = "9" * 25
+    for blog_id, article_id in [(huge, article.pk), (article.blog_id, huge), (huge, huge)]:
+        path = f"{API}/blogs/{blog_id}/articles/{article_id}/comments"
+        response = api.write("POST", path, {"text": "Hello"}, token=alice_token)
+        assert response.status_code == 404, path
+        assert body(response)["status"] == 404
+
+
 def test_hrefs_ignore_forwarded_headers_when_not_behind_a_trusted_proxy(api, blog):
     response = api.get(
         f"{API}/blogs/{blog.pk}",
