@@ -2,7 +2,7 @@
 figure the machine's load does not move (issue 30, "no slower reads").
 
     .venv/bin/python -m bench.read_instructions --database-url URL --path /api/v1.2/blogs/1
-        [--root CHECKOUT] [--python PYTHON] [--warmup 30] [--requests 200] [--no-freeze]
+        [--root CHECKOUT] [--python PYTHON] [--warmup 30] [--requests 1000] [--no-freeze]
 
 The service of `--root` (default: this checkout) is loaded by `config.wsgi` with the production
 settings the harness gives its servers, then, as gunicorn's master does before it forks, its
@@ -107,7 +107,9 @@ def instructions(command: list[str], env: dict[str, str]) -> int:
 def per_request(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve()
     python = args.python or str(root / "bench" / ".work" / "venv-service" / "bin" / "python")
-    env = {**os.environ, **environment(args.database_url, args.redis_url)}
+    # One hash seed for both runs: the same dictionaries in the same order, so that the warm-up
+    # run is the measured run's beginning, instruction for instruction.
+    env = {**os.environ, **environment(args.database_url, args.redis_url), "PYTHONHASHSEED": "0"}
     env.pop("PYTHONPATH", None)
 
     def run(count: int) -> int:
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=str(ROOT), help="the checkout whose service is measured")
     parser.add_argument("--python", help="its interpreter (default: its bench/.work/venv-service)")
     parser.add_argument("--warmup", type=int, default=30)
-    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--no-freeze", action="store_true", help="for code without gc.freeze")
     parser.add_argument("--inner", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
