@@ -29,9 +29,10 @@ PEER_WRITES = {
     "post_comment": "POST comment",
 }
 PEER_LEAD = 1.2
-# The service's comment without the write (bench.workloads.comment_post_missing), set against
-# the peer's whole comment: what the path alone leaves of the lead.
-PATH_WITHOUT_WRITE = {"comment_on_no_article": "post_comment"}
+# The service's PUT and comment without the write (bench.workloads.article_put_missing,
+# comment_post_missing), each set against the peer's whole write: what the path alone leaves of
+# the lead.
+PATH_WITHOUT_WRITE = {"put_on_no_article": "put_article", "comment_on_no_article": "post_comment"}
 # Issue 30: a web worker after the run (issue 13 had asked 120).
 MEMORY_LIMIT_MB = 80.0
 # Issue 18: a two-word search over the 1,000,000-article blog answers a page of 10 in this.

@@ -37,6 +37,7 @@ from bench.workloads import (
     article_get_with_token,
     article_post,
     article_put,
+    article_put_missing,
     comment_post,
     comment_post_missing,
     graphql_workloads,
@@ -470,6 +471,7 @@ def _workloads(
     workloads += [
         article_put("service", service_ids, token),
         article_put("peer", peer_ids, token),
+        article_put_missing("service", token),
         article_post("service", token),
         article_post("peer", token),
         comment_post("service", comment_id, token),

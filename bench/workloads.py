@@ -276,6 +276,21 @@ def comment_post_missing(server: str, token: str) -> Workload:
     )
 
 
+def article_put_missing(server: str, token: str) -> Workload:
+    """A PUT of an article that does not exist, its body and `If-Match: *` sent: what a PUT goes
+    through besides its write, as comment_post_missing for a comment. Set against the peer's
+    whole PUT."""
+    return replace(
+        article_put(server, [MISSING_ID], token),
+        key=f"{server}.put_on_no_article",
+        label="PUT article, no such article (404)",
+        script="static",
+        env={},
+        expected_status=404,
+        check=expect_status(404),
+    )
+
+
 def graphql(server: str, name: str, label: str, query: str, predicate) -> Workload:
     return Workload(
         key=f"{server}.graphql_{name}",

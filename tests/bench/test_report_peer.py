@@ -94,6 +94,23 @@ def test_the_comment_without_its_write_is_set_against_the_peers_whole_comment():
     assert note == "no write: 1.50 x the peer's whole post_comment"
 
 
+def test_the_put_without_its_write_is_set_against_the_peers_whole_put():
+    [missing] = workloads_of(["--only", "service.put_on_no_article"])
+    assert (missing.method, missing.expected_status, missing.script) == ("PUT", 404, "static")
+    assert missing.path == f"/api/v1.2/blogs/1/articles/{MISSING_ID}"
+    assert missing.headers["If-Match"] == "*" and missing.body
+    workloads = [
+        measured(article_put("peer", [6], "t"), 100.0, 9.0),
+        measured(missing, 250.0, 4.0),
+    ]
+
+    rows = {row["key"]: row for row in report.build(workloads, {})["table"]}
+
+    assert (
+        rows["service.put_on_no_article"]["note"] == "no write: 2.50 x the peer's whole put_article"
+    )
+
+
 def test_a_workload_that_asks_for_an_error_counts_every_other_answer_as_one():
     raw = {
         "statuses": {"404": 90, "201": 7, "500": 3},
