@@ -586,15 +586,24 @@ def markdown(result: dict, context: dict) -> str:
         lines.append(f"| {target['target']} | {shown} | {cpu} | {target['verdict']} |")
     lines += [
         "",
-        "| server | worker RSS MiB after each round | growth MiB | workers replaced |",
-        "|---|---|---:|---|",
+        # PSS beside RSS: RSS counts the pages a worker shares with the master (and its
+        # siblings) in every worker, PSS divides them among those that map them: what hosts are
+        # sized by (docs/decisions/writes-and-memory-targets.md).
+        "| server | worker RSS MiB after each round | PSS / USS MiB after the last "
+        "| growth MiB | workers replaced |",
+        "|---|---|---|---:|---|",
     ]
     for entry in result["memory"]:
         rounds = " → ".join(
             "/".join(f"{v:.0f}" for v in workers if v is not None)
             for workers in entry["rss_mb_by_round"]
         )
+        shares = ", ".join(
+            f"{w['pss_mb']:.0f} / {w['uss_mb']:.0f}"
+            for w in entry.get("last", [])
+            if w.get("pss_mb") is not None and w.get("uss_mb") is not None
+        )
         growth = "" if entry["growth_mb"] is None else f"{entry['growth_mb']:+.1f}"
         replaced = "yes" if entry["workers_replaced"] else "no"
-        lines.append(f"| {entry['server']} | {rounds} | {growth} | {replaced} |")
+        lines.append(f"| {entry['server']} | {rounds} | {shares} | {growth} | {replaced} |")
     return "\n".join(lines) + "\n"
