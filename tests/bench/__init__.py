@@ -1,4 +1,4 @@
-"""Shared by the report tests: a workload given one measured round."""
+"""Shared by the report tests: a workload given one measured round, and a run's context."""
 
 
 def measured(workload, rps: float, cpu_ms: float):
@@ -13,3 +13,17 @@ def measured(workload, rps: float, cpu_ms: float):
         }
     ]
     return workload
+
+
+def context() -> dict:
+    """What bench.run hands report.markdown about the run."""
+    return {
+        "started": "2026-01-01T00:00:00Z",
+        "mode": "quick",
+        "database": "sqlite",
+        "cache": "redis",
+        "gunicorn": "gthread",
+        "wrk": "wrk 4.1.0",
+        "machine": "2 CPUs",
+        "notes": [],
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bench import report
 from bench.edge import percentile
 from bench.workloads import article_get, article_get_with_token, page_get
-from tests.bench import measured
+from tests.bench import context, measured
 
 
 def workloads():
@@ -66,7 +66,7 @@ def test_the_write_to_visible_delay_is_a_row_with_its_p50_and_p99():
     targets = {t["target"]: t for t in result["targets"]}
     target = targets["edge: a write visible to anonymous GETs, p99 ≤ 1000 ms"]
     assert (target["value"], target["verdict"]) == (99.0, "met")
-    table = report.markdown(result, _context())
+    table = report.markdown(result, context())
     assert "| PUT → visible through the edge | edge |  | 50.50 | 99.00 | 0 |" in table
 
 
@@ -90,16 +90,3 @@ def test_without_the_edge_rows_no_edge_target_is_added():
     result = report.build([measured(article_get("floor", 5), 1500.0, 1.5)], {})
     assert not [t for t in result["targets"] if t["target"].startswith("edge")]
     assert "write_to_visible" not in result
-
-
-def _context():
-    return {
-        "started": "2026-01-01T00:00:00Z",
-        "mode": "quick",
-        "database": "sqlite",
-        "cache": "redis",
-        "gunicorn": "gthread",
-        "wrk": "wrk 4.1.0",
-        "machine": "2 CPUs",
-        "notes": [],
-    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bench import report
 from bench.servers import Server
 from bench.workloads import article_get
-from tests.bench import measured
+from tests.bench import context, measured
 
 
 def worker(pid: int, rss: float, pss: float, uss: float) -> dict:
@@ -19,18 +19,8 @@ def test_the_memory_table_gives_pss_and_uss_beside_rss():
         [worker(11, 97.7, 61.0, 47.0), worker(12, 98.1, 61.5, 47.2)],
         [worker(11, 98.4, 62.2, 47.7), worker(12, 98.3, 62.1, 47.7)],
     ]
-    context = {
-        "started": "2026-01-01T00:00:00Z",
-        "mode": "quick",
-        "database": "sqlite",
-        "cache": "redis",
-        "gunicorn": "gthread",
-        "wrk": "wrk 4.1.0",
-        "machine": "2 CPUs",
-        "notes": [],
-    }
 
     result = report.build([measured(article_get("service", 5), 1000.0, 1.5)], {"service": service})
-    table = report.markdown(result, context)
+    table = report.markdown(result, context())
 
     assert "| service | 98/98 → 98/98 | 62 / 48, 62 / 48 | +0.7 | no |" in table
