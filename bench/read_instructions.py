@@ -17,13 +17,14 @@ bench/.work/venv-service of `--root`, what production installs).
 from __future__ import annotations
 
 import argparse
-import io
+import gc
 import os
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from wsgiref.util import setup_testing_defaults
 
 ROOT = Path(__file__).resolve().parent.parent
 ACCEPT = "application/hal+json"
@@ -49,8 +50,6 @@ def environment(database_url: str, redis_url: str) -> dict[str, str]:
 def serve(path: str, count: int, *, freeze: bool) -> list[str]:
     """Load the service, freeze what it built (unless told not to), answer `count` GETs of
     `path`; the statuses, which the caller checks."""
-    import gc
-
     from django.db import close_old_connections, connections
 
     from config.wsgi import application
@@ -65,20 +64,12 @@ def serve(path: str, count: int, *, freeze: bool) -> list[str]:
             "REQUEST_METHOD": "GET",
             "PATH_INFO": path_info,
             "QUERY_STRING": query,
-            "SERVER_NAME": "127.0.0.1",
             "SERVER_PORT": "8000",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "REMOTE_ADDR": "127.0.0.1",
             "HTTP_HOST": "127.0.0.1:8000",
+            "REMOTE_ADDR": "127.0.0.1",
             "HTTP_ACCEPT": ACCEPT,
-            "wsgi.version": (1, 0),
-            "wsgi.url_scheme": "http",
-            "wsgi.input": io.BytesIO(b""),
-            "wsgi.errors": sys.stderr,
-            "wsgi.multithread": True,
-            "wsgi.multiprocess": True,
-            "wsgi.run_once": False,
         }
+        setup_testing_defaults(environ)  # the rest of a WSGI environ, an empty body among it
         close_old_connections()
         answer = application(environ, lambda status, *_: statuses.append(status))
         b"".join(answer)
@@ -115,6 +106,7 @@ def per_request(args: argparse.Namespace) -> int:
     def run(count: int) -> int:
         # This file as a script (--root may be a checkout without it), the service --root's.
         inner = [python, __file__, "--inner", str(count), "--path", args.path]
+        inner += ["--database-url", args.database_url]
         if args.no_freeze:
             inner.append("--no-freeze")
         return instructions(inner, {**env, "PYTHONPATH": str(root)})
@@ -126,7 +118,7 @@ def per_request(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", help="required (--inner reads DATABASE_URL)")
+    parser.add_argument("--database-url", required=True)
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/4")
     parser.add_argument("--path", required=True, help="the GET's path and query")
     parser.add_argument("--root", default=str(ROOT), help="the checkout whose service is measured")
@@ -143,8 +135,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.path}: {len(wrong)} answers not 200 ({wrong[0]})", file=sys.stderr)
             return 1
         return 0
-    if not args.database_url:
-        parser.error("--database-url is required")
     print(f"{args.path}: {per_request(args):,} instructions per request ({args.root})")
     return 0
 

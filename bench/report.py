@@ -600,8 +600,8 @@ def markdown(result: dict, context: dict) -> str:
         )
         shares = ", ".join(
             f"{w['pss_mb']:.0f} / {w['uss_mb']:.0f}"
-            for w in entry.get("last", [])
-            if w.get("pss_mb") is not None and w.get("uss_mb") is not None
+            for w in entry["last"]
+            if "pss_mb" in w  # a worker gone before it was read has its pid alone
         )
         growth = "" if entry["growth_mb"] is None else f"{entry['growth_mb']:+.1f}"
         replaced = "yes" if entry["workers_replaced"] else "no"

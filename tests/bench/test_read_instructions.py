@@ -42,9 +42,11 @@ def test_a_run_without_answers_of_200_fails(tmp_path):
     """The inner run refuses to be measured when the read does not answer 200 (here: no such
     database table), instead of counting an error's instructions."""
     database = tmp_path / "empty.sqlite3"
-    env = read_instructions.environment(f"sqlite:///{database}", "")
+    url = f"sqlite:///{database}"
+    env = read_instructions.environment(url, "")
+    inner = ["--inner", "1", "--path", f"{API}/blogs/1", "--database-url", url]
     done = subprocess.run(
-        [sys.executable, read_instructions.__file__, "--inner", "1", "--path", f"{API}/blogs/1"],
+        [sys.executable, read_instructions.__file__, *inner],
         env={**env, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(read_instructions.ROOT)},
         capture_output=True,
         text=True,
