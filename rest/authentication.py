@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 
 from blogs.models import AccessToken
 from blogs.services import token_authenticate
 
 HEADER = "X-Access-Token"
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 class AccessTokenAuthentication(BaseAuthentication):

@@ -54,9 +54,7 @@ class Validators:
 def variant_tag(etag: str, media_type: str) -> str:
     """The tag of the `media_type` representation of the state whose JSON body is tagged
     `etag` (that tag itself for the JSON media types)."""
-    if media_type not in OWN_TAG_MEDIA_TYPES:
-        return etag
-    return strong_etag(etag, media_type)
+    return strong_etag(etag, media_type) if media_type in OWN_TAG_MEDIA_TYPES else etag
 
 
 def tag_variant(request: HttpRequest, response: HttpResponse) -> None:
@@ -77,33 +75,22 @@ def wants_forms(request: HttpRequest) -> bool:
     return rendered_media_type(request) == HAL_FORMS_MEDIA_TYPE
 
 
-def _strip_weak(etag: str) -> str:
-    return etag[2:] if etag.startswith("W/") else etag
+def _etags(request: HttpRequest, header: str) -> list[str] | None:
+    value = request.META.get(header)
+    return None if value is None else parse_etags(value)
 
 
 def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None:
     """None when there is no If-Match; `*` matches any current representation.
 
     If-Match uses the strong comparison (RFC 9110 section 8.8.3.2): a weak tag never matches.
+    Every variant's tag names the same state of the resource, which is what a write checks.
     """
-    header = request.META.get("HTTP_IF_MATCH")
-    if header is None:
+    etags = _etags(request, "HTTP_IF_MATCH")
+    if etags is None:
         return None
-    etags = parse_etags(header)
-    if etags == ["*"]:
-        return True
-    # Every variant's tag names the same state of the resource, which is what a write checks.
-    return validators.etag in etags or any(
-        variant_tag(validators.etag, media_type) in etags for media_type in OWN_TAG_MEDIA_TYPES
-    )
-
-
-def _if_none_match_matches(header: str, validators: Validators) -> bool:
-    etags = parse_etags(header)
-    if etags == ["*"]:
-        return True
-    # Weak comparison (section 13.1.2).
-    return _strip_weak(validators.etag) in {_strip_weak(tag) for tag in etags}
+    tags = {validators.etag, *(variant_tag(validators.etag, t) for t in OWN_TAG_MEDIA_TYPES)}
+    return etags == ["*"] or not tags.isdisjoint(etags)
 
 
 def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
@@ -123,9 +110,10 @@ def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | Non
         if since is not None and validators.last_modified_seconds > since:
             raise PreconditionFailed("The resource was modified after If-Unmodified-Since.")
     # Step 3 and 4: If-None-Match, else If-Modified-Since (reads only).
-    none_match = request.META.get("HTTP_IF_NONE_MATCH")
+    none_match = _etags(request, "HTTP_IF_NONE_MATCH")
     if none_match is not None:
-        if _if_none_match_matches(none_match, current):
+        # Weak comparison (section 13.1.2); the current tag is strong.
+        if none_match == ["*"] or current.etag in {tag.removeprefix("W/") for tag in none_match}:
             if request.method in SAFE_METHODS:
                 return not_modified(validators)
             raise PreconditionFailed("If-None-Match matches the current ETag.")

@@ -123,9 +123,8 @@ def _shows_page(request: HttpRequest) -> bool:
 
 def _is_disk_full(exc: DatabaseError) -> bool:
     cause = exc.__cause__
-    if getattr(cause, "sqlstate", None) == PG_DISK_FULL:
-        return True
-    return _sqlite_primary_code(cause) == sqlite3.SQLITE_FULL
+    sqlite_full = _sqlite_primary_code(cause) == sqlite3.SQLITE_FULL
+    return getattr(cause, "sqlstate", None) == PG_DISK_FULL or sqlite_full
 
 
 def _sqlite_primary_code(error: BaseException | None) -> int | None:
@@ -144,6 +143,11 @@ def _is_unavailable(exc: DatabaseError) -> bool:
 
 
 def _api_exception_response(request: HttpRequest, exc: exceptions.APIException) -> HttpResponse:
+    if isinstance(exc, exceptions.ValidationError):
+        # A serializer error outside our views (none today) is still a field error: 422.
+        exc = UnprocessableContent(
+            exc.detail if isinstance(exc.detail, dict) else {"body": exc.detail}
+        )
     headers: dict[str, str] = {}
     if getattr(exc, "auth_header", None):
         headers["WWW-Authenticate"] = exc.auth_header
@@ -151,23 +155,13 @@ def _api_exception_response(request: HttpRequest, exc: exceptions.APIException) 
         headers["Retry-After"] = str(max(1, int(exc.wait or 1)))
     if isinstance(exc, ServiceUnavailable):
         headers["Retry-After"] = str(exc.retry_after)
-    errors = getattr(exc, "errors", None)
-    if isinstance(exc, exceptions.ValidationError):
-        # A serializer error outside our views (none today) is still a field error: 422.
-        detail = exc.detail if isinstance(exc.detail, dict) else {"body": exc.detail}
-        return _problem(
-            request,
-            status=422,
-            detail="The body has wrong or missing fields.",
-            errors={k: [str(m) for m in v] for k, v in detail.items()},
-        )
-    detail = exc.detail if isinstance(exc.detail, str) else str(exc.default_detail)
+    detail = exc.detail if isinstance(exc.detail, str) else exc.default_detail
     return _problem(
         request,
         status=exc.status_code,
         detail=str(detail),
         slug=getattr(exc, "slug", None),
-        errors=errors,
+        errors=getattr(exc, "errors", None),
         headers=headers,
     )
 
@@ -178,13 +172,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse:
     set_rollback()
     for error_class, (code, slug, detail, errors, headers) in _ANSWERS.items():
         if isinstance(exc, error_class):
-            found = errors(exc) if errors else None
             return _problem(
                 request,
                 status=code,
                 slug=slug,
                 detail=detail or str(exc),
-                errors=found,
+                errors=errors(exc) if errors else None,
                 headers=headers,
             )
     if isinstance(exc, Http404):

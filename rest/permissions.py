@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 
@@ -13,9 +13,7 @@ class WritesNeedToken(BasePermission):
     """Reads are public; every write needs an authenticated token (else 401)."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        if request.method in ("GET", "HEAD", "OPTIONS"):
-            return True
-        return request.auth is not None
+        return request.method in SAFE_METHODS or request.auth is not None
 
 
 class EveryMethodNeedsToken(BasePermission):

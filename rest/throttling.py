@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -40,7 +41,7 @@ class ReadRateThrottle(FixedWindowThrottle):
     rate_setting = "RATE_LIMIT_READ"
 
     def applies_to(self, request: Request) -> bool:
-        return request.method in ("GET", "HEAD", "OPTIONS")
+        return request.method in SAFE_METHODS
 
     def ident(self, request: Request) -> str:
         return client_ident(request)
@@ -51,7 +52,7 @@ class WriteRateThrottle(FixedWindowThrottle):
     rate_setting = "RATE_LIMIT_WRITE"
 
     def applies_to(self, request: Request) -> bool:
-        return request.method not in ("GET", "HEAD", "OPTIONS")
+        return request.method not in SAFE_METHODS
 
     def ident(self, request: Request) -> str:
         token = request.auth

@@ -7,10 +7,11 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpResponse
 from rest_framework.exceptions import MethodNotAllowed, ParseError
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from rest.authentication import SAFE_METHODS, AccessTokenAuthentication
+from rest.authentication import AccessTokenAuthentication
 from rest.conditional import tag_variant
 from rest.exceptions import ServiceUnavailable, exception_handler
 from rest.negotiation import (
