@@ -46,6 +46,8 @@ class AccessTokenAdmin(admin.ModelAdmin):
     # issues tokens needs "Can view user" (auth.view_user) too; seed_demo's editor has it.
     autocomplete_fields = ("user",)
     actions = ("revoke_tokens",)
+    # A token's secret cannot be changed, and revoking goes through the action.
+    readonly_fields = ("user", "prefix", "created_at", "revoked", "revoked_at", "last_used_at")
 
     def get_fields(self, request: HttpRequest, obj: AccessToken | None = None):
         if obj is None:
@@ -62,10 +64,7 @@ class AccessTokenAdmin(admin.ModelAdmin):
         )
 
     def get_readonly_fields(self, request: HttpRequest, obj: AccessToken | None = None):
-        if obj is None:
-            return ()
-        # A token's secret cannot be changed, and revoking goes through the action.
-        return ("user", "prefix", "created_at", "revoked", "revoked_at", "last_used_at")
+        return () if obj is None else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: AccessToken, form, change: bool) -> None:
         if change:

@@ -148,15 +148,9 @@ class AccessTokenQuerySet(models.QuerySet):
 
     def matching(self, token: str) -> AccessToken | None:
         """The active token whose secret is `token`, compared in constant time, or None."""
-        if not token or len(token) > 200:
-            return None
-        candidate_hash = hash_token(token)
-        for candidate in (
-            self.active().select_related("user").filter(prefix=token[:TOKEN_PREFIX_LENGTH])
-        ):
-            if hmac.compare_digest(candidate.token_hash, candidate_hash):
-                return candidate
-        return None
+        candidates = self.active().select_related("user").filter(prefix=token[:TOKEN_PREFIX_LENGTH])
+        expected = hash_token(token)
+        return next((c for c in candidates if hmac.compare_digest(c.token_hash, expected)), None)
 
 
 class AccessToken(models.Model):

@@ -60,9 +60,10 @@ def token_authenticate(*, plain: str, username: str | None = None) -> AccessToke
     given), with its use recorded; None for anything else."""
     now = timezone.now()
     token = _token_of(plain)
-    if token is None or tokens.is_expired(token, now) or not token.user.is_active:
+    if token is None or not token.user.is_active:
         return None
-    if username is not None and token.user.get_username() != username:
+    expired = token.expires_at is not None and token.expires_at <= now
+    if expired or (username is not None and token.user.get_username() != username):
         return None
     token_record_use(token=token, now=now)
     return token
@@ -73,8 +74,7 @@ def _token_of(plain: str) -> AccessToken | None:
     database, then remembered."""
     if not plain or len(plain) > 200:
         return None
-    known = tokens.remembered(hash_token(plain))
-    if known is not None:
+    if (known := tokens.remembered(hash_token(plain))) is not None:
         return known
     token = AccessToken.objects.matching(plain)
     if token is not None and token.user.is_active:

@@ -1,22 +1,14 @@
-"""What the token check remembers between requests (docs/decisions/token-cache.md).
+"""What the token check remembers between requests, in the shared store under the token's hash
+(docs/decisions/token-cache.md).
 
-A write names its token in every request; looking it up is a query with a join to its user. The
-active token's identity and its user's are kept in the shared store (Redis, or the database store
-without it) under the token's hash, for TOKEN_CACHE_SECONDS, so a write with a token seen a moment
-ago costs one store read instead.
-
-Invalidation is exact: any change to a token or to a user (saved or deleted, through a service,
-the admin, a command or a cascade) sets a tombstone on the token's key once it has committed,
-and entries are only ever *added* where the key is free. A check that read the database before
-a revocation committed therefore cannot put the old state back over the tombstone, and the next
-request on any worker sees the revocation. Should the store fail to take the tombstone, the
-entry lives at most TOKEN_CACHE_SECONDS.
+Any change to a token or its user sets a tombstone on the token's key, and entries are only ever
+*added* where the key is free: a check that read the database before a revocation committed
+cannot put the old state back, so the next request on any worker sees the revocation.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -46,7 +38,7 @@ def remembered(token_hash: str) -> AccessToken | None:
     if not isinstance(entry, dict):
         return None
     user = get_user_model()(**{name: entry["user"][name] for name in _USER_FIELDS})
-    token = AccessToken(
+    return AccessToken(
         pk=entry["pk"],
         user=user,
         name=entry["name"],
@@ -54,7 +46,6 @@ def remembered(token_hash: str) -> AccessToken | None:
         token_hash=token_hash,
         expires_at=entry["expires_at"],
     )
-    return token
 
 
 def remember(token: AccessToken) -> None:
@@ -62,13 +53,12 @@ def remember(token: AccessToken) -> None:
     it changed meanwhile."""
     if settings.TOKEN_CACHE_SECONDS <= 0:
         return
-    user = token.user
-    entry: dict[str, Any] = {
+    entry = {
         "pk": token.pk,
         "name": token.name,
         "prefix": token.prefix,
         "expires_at": token.expires_at,
-        "user": {name: getattr(user, name) for name in _USER_FIELDS},
+        "user": {name: getattr(token.user, name) for name in _USER_FIELDS},
     }
     try:
         cache.add(_KEY.format(token.token_hash), entry, settings.TOKEN_CACHE_SECONDS)
@@ -104,13 +94,6 @@ def token_changed(sender: type, instance: AccessToken, **kwargs: Any) -> None:
 def user_changed(sender: type, instance: Any, **kwargs: Any) -> None:
     """post_save and post_delete of a user: every token of theirs is forgotten (a deactivated
     user's tokens stop at once; a new username or rights show at the next request)."""
-    if kwargs.get("created"):
-        return
-    hashes = list(
-        AccessToken.objects.filter(user_id=instance.pk).values_list("token_hash", flat=True)
-    )
-    forget(hashes)
-
-
-def is_expired(token: AccessToken, now: datetime) -> bool:
-    return token.expires_at is not None and token.expires_at <= now
+    if not kwargs.get("created"):
+        tokens = AccessToken.objects.filter(user_id=instance.pk)
+        forget(list(tokens.values_list("token_hash", flat=True)))

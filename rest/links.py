@@ -1,9 +1,7 @@
 """Link objects (HAL section 5) and the serializer fields that build them.
 
-A link is always an object, `{"href": ...}`, with `"templated": true` when the href is an RFC 6570
-template and a `"title"` where the contract names one. An absent link is left out, never null.
-Hrefs are absolute and always use the canonical `/api/v1.2/` prefix, whatever prefix the request
-came in on.
+A link is always an object, never a bare string; an absent link is left out, never null. Hrefs
+are absolute and use the canonical `/api/v1.2/` prefix, whatever prefix the request came in on.
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ ARTICLES_TEMPLATE = "{?pageIndex,pageSize,q,sort,tag}"
 
 Link = dict[str, Any]
 
-
 # Parsed once: a typo in the variable list fails at import, not in a client.
 _PAGE_QUERY = URITemplate(PAGE_TEMPLATE)
 _ARTICLES_QUERY = URITemplate(ARTICLES_TEMPLATE)
@@ -37,12 +34,8 @@ _MARKER_BASE = 7_000_000_000_000_000_001
 
 @lru_cache(maxsize=256)
 def _path_format(view_name: str, arguments: tuple[str, ...], script_prefix: str) -> str:
-    """The reversed path of a route with a `{name}` field for each argument.
-
-    reverse() walks the URL resolver on every call (about 30 µs); a page of 100 articles needs
-    400 links. The route is reversed once per process with marker values instead, and each link
-    is then a str.format.
-    """
+    """The reversed path of a route with a `{name}` field for each argument: reverse() walks
+    the URL resolver on every call (about 30 µs), and a page of 100 articles needs 400 links."""
     markers = {name: _MARKER_BASE + index for index, name in enumerate(arguments)}
     path = reverse(view_name, kwargs=markers).replace("{", "{{").replace("}", "}}")
     for name, marker in markers.items():
@@ -58,11 +51,9 @@ def path_for(view_name: str, **kwargs: int) -> str:
 
 def origin(request: HttpRequest) -> str:
     """`scheme://host` of the request (as build_absolute_uri makes it), computed once."""
-    cached = getattr(request, "_hal_origin", None)
-    if cached is None:
-        cached = request.build_absolute_uri("/")[:-1]
-        request._hal_origin = cached
-    return cached
+    if not hasattr(request, "_hal_origin"):
+        request._hal_origin = request.build_absolute_uri("/")[:-1]
+    return request._hal_origin
 
 
 def api_url(request: HttpRequest, name: str, **kwargs: int) -> str:
@@ -97,13 +88,9 @@ def page_href(
     search: dict[str, str] | None = None,
 ) -> str:
     """A page's href: the collection's templated link, expanded (so both always agree). `search`
-    holds the `q`, `sort` and `tag` of a page of articles that has them: every page link keeps
-    them."""
-    if search:
-        return collection_url + _ARTICLES_QUERY.expand(
-            pageIndex=page_index, pageSize=page_size, **search
-        )
-    return collection_url + _PAGE_QUERY.expand(pageIndex=page_index, pageSize=page_size)
+    holds the `q`, `sort` and `tag` of a page of articles: every page link keeps them."""
+    query = _ARTICLES_QUERY if search else _PAGE_QUERY
+    return collection_url + query.expand(pageIndex=page_index, pageSize=page_size, **(search or {}))
 
 
 @lru_cache(maxsize=16)
@@ -113,13 +100,11 @@ def _rel_doc_path(script_prefix: str) -> str:
 
 def curies(request: HttpRequest) -> list[Link]:
     # Built once per request: every embedded resource repeats the same curies.
-    cached = getattr(request, "_hal_curies", None)
-    if cached is None:
+    if not hasattr(request, "_hal_curies"):
         docs = request.build_absolute_uri(_rel_doc_path(get_script_prefix()))
         # Replaced after build_absolute_uri, which would percent-encode the braces.
-        cached = [{"name": "doc", **templated_link(docs.replace("REL", "{rel}"))}]
-        request._hal_curies = cached
-    return [dict(entry) for entry in cached]
+        request._hal_curies = [{"name": "doc", **templated_link(docs.replace("REL", "{rel}"))}]
+    return [dict(entry) for entry in request._hal_curies]
 
 
 def get_request(field: serializers.Field) -> HttpRequest:
@@ -155,12 +140,7 @@ class HalSerializer(serializers.Serializer):
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         data = super().to_representation(instance)
-        fields = self.fields
-        return {
-            name: value
-            for name, value in data.items()
-            if value is not None or fields[name].allow_null
-        }
+        return {k: v for k, v in data.items() if v is not None or self.fields[k].allow_null}
 
 
 class LinksField(serializers.Field):

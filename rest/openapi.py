@@ -27,8 +27,6 @@ from rest.links import CurieSerializer, LinkSerializer
 
 @extend_schema_serializer(description="RFC 9457 problem details.")
 class ProblemSerializer(serializers.Serializer):
-    """RFC 9457 problem details, as core.problems writes them."""
-
     type = serializers.URLField()
     title = serializers.CharField()
     status = serializers.IntegerField()
@@ -133,9 +131,7 @@ def read(
     """A public read: no token (`security: []`, see public_operations_say_so), 200 with `body`
     (the serializer that writes it), 304 when `conditional`, and the problems of any operation
     plus `errors`."""
-    responses: dict[Any, Any] = {200: body}
-    if conditional:
-        responses[304] = NOT_MODIFIED
+    responses = {200: body, 304: NOT_MODIFIED} if conditional else {200: body}
     return extend_schema(
         operation_id=operation_id,
         summary=summary,

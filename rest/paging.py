@@ -28,9 +28,7 @@ _MAX_DIGITS = 18
 
 
 def _positive_int(request: HttpRequest, name: str, default: int) -> int:
-    raw = request.GET.get(name)
-    if raw is None:
-        return default
+    raw = request.GET.get(name, str(default))
     if not _POSITIVE_INTEGER.fullmatch(raw) or len(raw) > _MAX_DIGITS or int(raw) < 1:
         raise InvalidQueryParameter(name, f"{name} must be a positive integer.")
     return int(raw)
@@ -178,16 +176,8 @@ def page_body(
     page: Page[Any],
     *,
     collection_url: str,
-    search: dict[str, str] | None = None,
     **context: Any,
 ) -> dict[str, Any]:
-    """The page's representation; `context` is for the serializer's own fields."""
-    return serializer(
-        page,
-        context={
-            "request": request,
-            "collection_url": collection_url,
-            "search": search,
-            **context,
-        },
-    ).data
+    """The page's representation; `context` is for the serializer's own fields (and `search`)."""
+    context.update(request=request, collection_url=collection_url)
+    return serializer(page, context=context).data
