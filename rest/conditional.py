@@ -52,13 +52,12 @@ class Validators:
 
 
 def variant_tag(etag: str, media_type: str) -> str:
-    """The tag of the `media_type` representation of the state whose JSON body is tagged
-    `etag` (that tag itself for the JSON media types)."""
+    """The tag of the `media_type` variant of the state whose JSON body is tagged `etag`."""
     return strong_etag(etag, media_type) if media_type in OWN_TAG_MEDIA_TYPES else etag
 
 
 def tag_variant(request: HttpRequest, response: HttpResponse) -> None:
-    """Views set the JSON body's tag; an HTML or HAL-FORMS answer gets its own (ApiView)."""
+    # Views set the JSON body's tag; an HTML or HAL-FORMS answer gets its own.
     if response.has_header("ETag"):
         response["ETag"] = variant_tag(response["ETag"], rendered_media_type(request))
 
@@ -70,8 +69,7 @@ def rendered_media_type(request: HttpRequest) -> str:
 
 
 def wants_forms(request: HttpRequest) -> bool:
-    """Whether DRF's negotiation chose HAL-FORMS: then the article resources carry
-    `_templates` (articles.api.forms)."""
+    """Whether the article resources carry `_templates` (articles.api.forms)."""
     return rendered_media_type(request) == HAL_FORMS_MEDIA_TYPE
 
 
@@ -95,10 +93,7 @@ def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None
 
 def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
     """A 304 response for a read whose copy is current; PreconditionFailed for a failed
-    precondition; None when the request goes ahead.
-
-    `validators` are those of the JSON representation; `tag_variant` gives an HTML or
-    HAL-FORMS answer that variant's tag."""
+    precondition; None when the request goes ahead. `validators` are the JSON body's."""
     current = validators.for_variant(rendered_media_type(request))
     # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
     # ETag condition of the same kind is present).

@@ -102,7 +102,11 @@ def _problem(
     headers: dict[str, str] | None = None,
 ) -> HttpResponse:
     """The problem document; for a person's browser, the browsable API's page of it."""
-    if _shows_page(request):
+    # Only the API's own views negotiate BrowsableHalRenderer (other DRF views, such as the
+    # schema's, keep problem+json), and an error raised before negotiation (a 405, maintenance)
+    # stays problem+json too.
+    renderer = getattr(request, "accepted_renderer", None)
+    if isinstance(renderer, BrowsableHalRenderer) and is_browser_navigation(request):
         # A DRF Response, which the view's accepted renderer makes the page.
         body = problem_body(request, status=status, detail=detail, slug=slug, errors=errors)
         response = Response(body, status=status, headers=headers)
@@ -111,14 +115,6 @@ def _problem(
     return problem_response(
         request, status=status, detail=detail, slug=slug, errors=errors, headers=headers
     )
-
-
-def _shows_page(request: HttpRequest) -> bool:
-    # Only the API's own views: they negotiated BrowsableHalRenderer (other DRF views, such as
-    # the schema's, keep problem+json). An error raised before negotiation (a 405, maintenance)
-    # stays problem+json too.
-    renderer = getattr(request, "accepted_renderer", None)
-    return isinstance(renderer, BrowsableHalRenderer) and is_browser_navigation(request)
 
 
 def _is_disk_full(exc: DatabaseError) -> bool:

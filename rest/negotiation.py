@@ -15,7 +15,7 @@ from drf_hal_json.renderers import JsonHalRenderer
 from rest_framework.exceptions import NotAcceptable, ParseError, UnsupportedMediaType
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.versioning import AcceptHeaderVersioning
 from uritemplate import URITemplate
 
@@ -30,10 +30,6 @@ class HalJsonRenderer(JsonHalRenderer):
     """application/hal+json, the default (also for a missing Accept or */*)."""
 
     format = "hal"
-
-
-class PlainJsonRenderer(JSONRenderer):
-    """application/json: the same body under the plain JSON media type."""
 
 
 class HalFormsRenderer(HalJsonRenderer):
@@ -91,8 +87,6 @@ class BrowsableHalRenderer(BrowsableAPIRenderer):
 
 @dataclass(frozen=True)
 class HalLink:
-    """One link object of a resource's `_links`, as the browsable page shows it."""
-
     rel: str
     href: str
     title: str | None = None
@@ -125,13 +119,11 @@ def hal_links(data: Any) -> list[HalLink]:
         for target in value if isinstance(value, list) else [value]:
             if not isinstance(target, dict) or not isinstance(target.get("href"), str):
                 continue
-            href = target["href"]
-            row = HalLink(rel=rel, href=href, title=target.get("title"), doc=doc)
+            row = HalLink(rel=rel, href=target["href"], title=target.get("title"), doc=doc)
             if target.get("templated"):
-                template = URITemplate(href)
-                row = replace(
-                    row, variables=tuple(template.variable_names), action=template.expand()
-                )
+                template = URITemplate(row.href)
+                variables = tuple(template.variable_names)
+                row = replace(row, variables=variables, action=template.expand())
             rows.append(row)
     return rows
 
@@ -143,10 +135,10 @@ _URL_STRING = re.compile(r'"(https?://[^"\\\s]+)"')
 def linked_json(text: str) -> str:
     """The JSON text with its URLs as links, escaped for HTML.
 
-    A templated href is linked to its expansion with every variable undefined (RFC 6570 section
-    3.2.1: undefined variables are left out) when only query variables remain, so that a click
-    opens the collection with its defaults instead of the raw template (a 404); any other
-    template (a path variable) stays text. DRF's template would urlize the raw template.
+    DRF's template would urlize a templated href raw (a 404 when clicked). When only query
+    variables remain, it is linked to its expansion with every variable undefined (RFC 6570
+    section 3.2.1: they are left out), which opens the collection with its defaults; any other
+    template (a path variable) stays text.
     """
     parts = []
     last = 0
@@ -165,9 +157,8 @@ def linked_json(text: str) -> str:
 
 def _query_only_expansion(url: str) -> str | None:
     template = URITemplate(url)
-    if all(variable.operator.value in ("?", "&") for variable in template.variables):
-        return template.expand()
-    return None
+    query_only = all(variable.operator.value in ("?", "&") for variable in template.variables)
+    return template.expand() if query_only else None
 
 
 class StrictJsonParser(JSONParser):

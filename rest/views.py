@@ -8,18 +8,18 @@ from django.conf import settings
 from django.http import HttpResponse
 from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.permissions import SAFE_METHODS
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from rest.authentication import AccessTokenAuthentication
 from rest.conditional import tag_variant
-from rest.exceptions import ServiceUnavailable, exception_handler
+from rest.exceptions import ServiceUnavailable
 from rest.negotiation import (
     BrowsableHalRenderer,
     HalFormsRenderer,
     HalJsonRenderer,
     MediaTypeVersioning,
-    PlainJsonRenderer,
     StrictContentNegotiation,
     StrictHalJsonParser,
     StrictJsonParser,
@@ -29,16 +29,13 @@ from rest.throttling import ReadRateThrottle, WriteRateThrottle
 
 
 class ApiView(APIView):
-    renderer_classes = [HalJsonRenderer, PlainJsonRenderer, HalFormsRenderer, BrowsableHalRenderer]
+    renderer_classes = [HalJsonRenderer, JSONRenderer, HalFormsRenderer, BrowsableHalRenderer]
     parser_classes = [StrictJsonParser, StrictHalJsonParser]
     authentication_classes = [AccessTokenAuthentication]
     permission_classes = [WritesNeedToken]
     throttle_classes = [ReadRateThrottle, WriteRateThrottle]
     versioning_class = MediaTypeVersioning
     content_negotiation_class = StrictContentNegotiation
-
-    def get_exception_handler(self):
-        return exception_handler
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         if settings.MAINTENANCE_MODE:
