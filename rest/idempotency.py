@@ -60,9 +60,8 @@ def run_idempotent(request: Request, produce: Callable[[], Response]) -> Respons
             raise UnprocessableContent(
                 {HEADER: ["This key was already used for a different request."]}
             )
-        replay = Response(stored["data"], status=stored["status"], headers=stored["headers"])
-        replay["Idempotent-Replayed"] = "true"
-        return replay
+        headers = {**stored["headers"], "Idempotent-Replayed": "true"}
+        return Response(stored["data"], status=stored["status"], headers=headers)
     try:
         response = produce()
     except BaseException:

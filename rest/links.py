@@ -44,7 +44,7 @@ def _path_format(view_name: str, arguments: tuple[str, ...], script_prefix: str)
 
 
 def path_for(view_name: str, **kwargs: int) -> str:
-    """reverse(view_name, kwargs=kwargs) for routes whose arguments are integers."""
+    """reverse() for routes whose arguments are integers."""
     fmt = _path_format(view_name, tuple(sorted(kwargs)), get_script_prefix())
     return fmt.format(**{name: int(value) for name, value in kwargs.items()})
 
@@ -116,8 +116,6 @@ def get_request(field: serializers.Field) -> HttpRequest:
 
 @extend_schema_serializer(description="A HAL link object; never a bare string, never null.")
 class LinkSerializer(serializers.Serializer):
-    """The shape link() and templated_link() make: the schema's Link."""
-
     # An absolute URI, or an RFC 6570 template when `templated` is true, which is not a URI
     # ("{?pageIndex,pageSize}"): no `format: uri` here.
     href = serializers.CharField(help_text="absolute URI, or URI template")

@@ -25,6 +25,7 @@ from rest.links import HalSerializer, Link, LinksField, curies, get_request, lin
 _POSITIVE_INTEGER = re.compile(r"[0-9]+")
 # Digits beyond this are refused as a bad value rather than parsed (int() of a huge string costs).
 _MAX_DIGITS = 18
+_Title = Callable[[dict[str, Any]], str | None]
 
 
 def _positive_int(request: HttpRequest, name: str, default: int) -> int:
@@ -90,10 +91,7 @@ def member_title(member: dict[str, Any]) -> str | None:
     return member.get("title")
 
 
-def item_links(
-    embedded: Sequence[dict[str, Any]],
-    title: Callable[[dict[str, Any]], str | None] = member_title,
-) -> list[Link]:
+def item_links(embedded: Sequence[dict[str, Any]], title: _Title) -> list[Link]:
     """The `item` relation (RFC 6573): each embedded member's self link, titled, in page order.
 
     Always an array, even of one or none, so that a client need not test for both forms (HAL
@@ -131,7 +129,7 @@ class PageSerializer(HalSerializer):
     """A Page of members; made by page_serializer. Context: the request, the `collection_url`,
     and the page of articles' `search`."""
 
-    item_title: Callable[[dict[str, Any]], str | None]
+    item_title: _Title
 
     def to_representation(self, instance: Page[Any]) -> dict[str, Any]:
         data = super().to_representation(instance)
@@ -143,7 +141,7 @@ def page_serializer(
     name: str,
     item: type[serializers.Serializer],
     total_name: str,
-    item_title: Callable[[dict[str, Any]], str | None] = member_title,
+    item_title: _Title = member_title,
 ) -> type[PageSerializer]:
     """The serializer of a page of `item`s (the schema's component `name`), its total named
     `total_name`; `item_title` titles each member's `item` link."""
