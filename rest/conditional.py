@@ -9,7 +9,7 @@ docs/decisions/etags.md.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
@@ -20,8 +20,10 @@ from rest.exceptions import PreconditionFailed
 from rest.negotiation import HAL_FORMS_MEDIA_TYPE
 
 SAFE_METHODS = ("GET", "HEAD")
-# The representations whose bytes differ from the JSON body of the same state: the browsable
-# API's page, and HAL-FORMS (the JSON body plus `_templates`).
+# The representations whose bytes differ from the JSON body of the same state, so have another
+# strong tag (RFC 9110 8.8.3): the browsable API's page, and HAL-FORMS (the JSON body plus
+# `_templates`). application/json and application/hal+json share one: the same bytes, and a
+# client may switch.
 OWN_TAG_MEDIA_TYPES = (HTML_MEDIA_TYPE, HAL_FORMS_MEDIA_TYPE)
 
 
@@ -39,11 +41,6 @@ class Validators:
     @property
     def last_modified_seconds(self) -> int:
         return int(self.last_modified.timestamp())
-
-    def for_variant(self, media_type: str) -> Validators:
-        """Other bytes, another strong tag (RFC 9110 8.8.3); application/json and
-        application/hal+json share one: the same bytes, and a client may switch."""
-        return replace(self, etag=variant_tag(self.etag, media_type))
 
     def apply(self, response: HttpResponse) -> HttpResponse:
         response["ETag"] = self.etag
@@ -94,7 +91,7 @@ def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None
 def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
     """A 304 response for a read whose copy is current; PreconditionFailed for a failed
     precondition; None when the request goes ahead. `validators` are the JSON body's."""
-    current = validators.for_variant(rendered_media_type(request))
+    current = variant_tag(validators.etag, rendered_media_type(request))
     # Step 1 and 2: If-Match, else If-Unmodified-Since (a date condition is ignored when an
     # ETag condition of the same kind is present).
     match = if_match_passes(request, validators)
@@ -108,7 +105,7 @@ def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | Non
     none_match = _etags(request, "HTTP_IF_NONE_MATCH")
     if none_match is not None:
         # Weak comparison (section 13.1.2); the current tag is strong.
-        if none_match == ["*"] or current.etag in {tag.removeprefix("W/") for tag in none_match}:
+        if none_match == ["*"] or current in {tag.removeprefix("W/") for tag in none_match}:
             if request.method in SAFE_METHODS:
                 return not_modified(validators)
             raise PreconditionFailed("If-None-Match matches the current ETag.")

@@ -211,10 +211,8 @@ class StrictContentNegotiation(DefaultContentNegotiation):
 
 
 class MediaTypeVersioning(AcceptHeaderVersioning):
-    """`Accept: application/hal+json; version=1.2`; no version parameter means the current one.
-
-    An unknown version is 406. Links always use the canonical /api/v1.2/ prefix.
-    """
+    """`Accept: application/hal+json; version=1.2`; no version parameter means the current one,
+    an unknown one is 406."""
 
     default_version = API_VERSION
     allowed_versions = (API_VERSION,)

@@ -1,6 +1,3 @@
-"""Who may call a REST resource at all: reads are public, writes need a token; or, for the
-resources of a blog's authors only (webhooks, drafts), every method needs one."""
-
 from __future__ import annotations
 
 from typing import Any

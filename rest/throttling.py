@@ -11,12 +11,13 @@ from rest_framework.permissions import SAFE_METHODS
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from core.ratelimit import client_ident, count_request
+from core.ratelimit import RateLimitState, client_ident, count_request
 
 
 class FixedWindowThrottle(BaseThrottle):
     policy = ""
     rate_setting = ""
+    state: RateLimitState | None = None
 
     def applies_to(self, request: Request) -> bool:
         raise NotImplementedError
@@ -32,8 +33,7 @@ class FixedWindowThrottle(BaseThrottle):
         return self.state is None or not self.state.exceeded
 
     def wait(self) -> float | None:
-        state = getattr(self, "state", None)
-        return state.reset if state else None
+        return self.state.reset if self.state else None
 
 
 class ReadRateThrottle(FixedWindowThrottle):
