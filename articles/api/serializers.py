@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC
+from operator import attrgetter
 from typing import Any
 
 from django.conf import settings
@@ -14,11 +15,7 @@ from rest_framework import serializers
 from articles import content as article_content
 from articles import tags as article_tags
 from articles.api import forms
-from articles.models import (
-    Article,
-    ArticleRevision,
-    Comment,
-)
+from articles.models import Article
 from blogs.models import TITLE_MAX_LENGTH, Blog
 from rest.conditional import wants_forms
 from rest.links import (
@@ -47,11 +44,28 @@ def comment_title(member: dict[str, Any]) -> str:
     return f"{member['author']}: {text}"
 
 
-# --- output ---------------------------------------------------------------------------------------
+def _to(name: str, **arguments: str) -> Callable[[HttpRequest, Any], Link]:
+    """A relation's link to route `name`, each URL argument read from the instance by its
+    attribute path (as a field's `source`)."""
+
+    def relation(request: HttpRequest, instance: Any) -> Link:
+        return link(_url(request, name, instance, arguments))
+
+    return relation
 
 
-def _blog_self(request: HttpRequest, blog: Blog) -> Link:
-    return link(api_url(request, "blog", blog_id=blog.pk))
+def _pages_of(name: str, **arguments: str) -> Callable[[HttpRequest, Any], Link]:
+    """As _to, templated with the page parameters."""
+
+    def relation(request: HttpRequest, instance: Any) -> Link:
+        return templated_link(page_template(_url(request, name, instance, arguments)))
+
+    return relation
+
+
+def _url(request: HttpRequest, name: str, instance: Any, arguments: dict[str, str]) -> str:
+    kwargs = {key: attrgetter(path)(instance) for key, path in arguments.items()}
+    return api_url(request, name, **kwargs)
 
 
 def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
@@ -67,71 +81,8 @@ def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
     }
 
 
-def _blog_webhooks(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(page_template(api_url(request, "webhooks", blog_id=blog.pk)))
-
-
-def _blog_drafts(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(page_template(api_url(request, "drafts", blog_id=blog.pk)))
-
-
-def _blog_tags(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(page_template(api_url(request, "tags", blog_id=blog.pk)))
-
-
-def _article_self(request: HttpRequest, article: Article) -> Link:
-    return link(api_url(request, "article", blog_id=article.blog_id, article_id=article.pk))
-
-
 def _article_blog(request: HttpRequest, article: Article) -> Link:
     return link(api_url(request, "blog", blog_id=article.blog_id), title=article.blog.title)
-
-
-def _article_comments(request: HttpRequest, article: Article) -> Link:
-    url = api_url(request, "comments", blog_id=article.blog_id, article_id=article.pk)
-    return templated_link(page_template(url))
-
-
-def _article_revisions(request: HttpRequest, article: Article) -> Link:
-    url = api_url(request, "revisions", blog_id=article.blog_id, article_id=article.pk)
-    return templated_link(page_template(url))
-
-
-def _comment_self(request: HttpRequest, comment: Comment) -> Link:
-    return link(
-        api_url(
-            request,
-            "comment",
-            blog_id=comment.article.blog_id,
-            article_id=comment.article_id,
-            comment_id=comment.pk,
-        )
-    )
-
-
-def _comment_article(request: HttpRequest, comment: Comment) -> Link:
-    return link(
-        api_url(request, "article", blog_id=comment.article.blog_id, article_id=comment.article_id)
-    )
-
-
-def _revision_self(request: HttpRequest, revision: ArticleRevision) -> Link:
-    return link(
-        api_url(
-            request,
-            "revision",
-            blog_id=revision.article.blog_id,
-            article_id=revision.id,
-            revision=revision.version,
-        )
-    )
-
-
-def _revision_article(request: HttpRequest, revision: ArticleRevision) -> Link:
-    # Untitled: the article's title changes, and a revision's representation does not.
-    return link(
-        api_url(request, "article", blog_id=revision.article.blog_id, article_id=revision.id)
-    )
 
 
 class RenderedContentField(serializers.CharField):
@@ -146,10 +97,9 @@ class RenderedContentField(serializers.CharField):
         super().__init__(**kwargs)
 
     def get_attribute(self, instance: Any) -> str | None:
-        content = instance.content
-        if content is None:
+        if instance.content is None:
             return None
-        return self.render(content, instance.content_format)
+        return self.render(instance.content, instance.content_format)
 
 
 CONTENT_HTML_HELP = (
@@ -191,7 +141,7 @@ class TemplatesField(serializers.DictField):
 
 
 class ApiRootSerializer(HalSerializer):
-    """The root's links; its instance is the request."""
+    """Its instance is the request."""
 
     _links = LinksField(
         {
@@ -213,12 +163,12 @@ class BlogSerializer(HalSerializer):
     description = serializers.CharField()
     _links = LinksField(
         {
-            "self": _blog_self,
+            "self": _to("blog", blog_id="pk"),
             "doc:articles": _blog_articles,
             "alternate": _blog_feed,
-            "doc:webhooks": _blog_webhooks,
-            "doc:drafts": _blog_drafts,
-            "doc:tags": _blog_tags,
+            "doc:webhooks": _pages_of("webhooks", blog_id="pk"),
+            "doc:drafts": _pages_of("drafts", blog_id="pk"),
+            "doc:tags": _pages_of("tags", blog_id="pk"),
         },
         help_text="`alternate` is the blog's Atom feed (`type` says so); `doc:webhooks` its"
         " webhooks and `doc:drafts` its drafts, for its authors (with their token).",
@@ -247,10 +197,10 @@ class ArticleSerializer(HalSerializer):
     )
     _links = LinksField(
         {
-            "self": _article_self,
+            "self": _to("article", blog_id="blog_id", article_id="pk"),
             "doc:blog": _article_blog,
-            "doc:comments": _article_comments,
-            "doc:revisions": _article_revisions,
+            "doc:comments": _pages_of("comments", blog_id="blog_id", article_id="pk"),
+            "doc:revisions": _pages_of("revisions", blog_id="blog_id", article_id="pk"),
         }
     )
     _templates = TemplatesField(
@@ -272,9 +222,8 @@ def _render_in_page(content: str, content_format: str) -> str | None:
 class ArticleInPageSerializer(ArticleSerializer):
     """An article as a page embeds it: content longer than PAGE_CONTENT_MAX_CHARS is left out,
     with its `contentHtml` (the excerpt stays), with `"contentOmitted": true`, and the item's
-    self link leads to all of it. Without the
-    bound, a public page of 100 articles of 1 MiB was a 100 MB answer. No `_templates`:
-    HAL-FORMS reads templates at the top of a document."""
+    self link leads to all of it. Without the bound, a public page of 100 articles of 1 MiB was
+    a 100 MB answer. No `_templates`: HAL-FORMS reads templates at the top of a document."""
 
     content = serializers.CharField(
         required=False,
@@ -320,7 +269,14 @@ class CommentSerializer(HalSerializer):
     id = serializers.IntegerField()
     author = serializers.CharField(source="author.get_username", help_text="The author's username.")
     text = serializers.CharField()
-    _links = LinksField({"self": _comment_self, "doc:article": _comment_article})
+    _links = LinksField(
+        {
+            "self": _to(
+                "comment", blog_id="article.blog_id", article_id="article_id", comment_id="pk"
+            ),
+            "doc:article": _to("article", blog_id="article.blog_id", article_id="article_id"),
+        }
+    )
 
 
 class RevisionSerializer(HalSerializer):
@@ -347,7 +303,14 @@ class RevisionSerializer(HalSerializer):
         required=False,
         help_text="The username of who replaced it; left out when unknown.",
     )
-    _links = LinksField({"self": _revision_self, "doc:article": _revision_article})
+    _links = LinksField(
+        {
+            # A revision's `id` is its article's.
+            "self": _to("revision", blog_id="article.blog_id", article_id="id", revision="version"),
+            # Untitled: the article's title changes, and a revision's representation does not.
+            "doc:article": _to("article", blog_id="article.blog_id", article_id="id"),
+        }
+    )
 
 
 def revision_title(member: dict[str, Any]) -> str:
@@ -369,8 +332,6 @@ class ArticlePageSerializer(
 
 
 BlogPageSerializer = page_serializer("BlogPage", BlogSerializer, "totalBlogs")
-
-
 CommentPageSerializer = page_serializer(
     "CommentPage", CommentSerializer, "totalComments", comment_title
 )
