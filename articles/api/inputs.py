@@ -19,6 +19,12 @@ from rest.fields import StrictCharField
 CONTENT_FORMAT_NAMES = [name for name, _ in CONTENT_FORMATS]
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise serializers.ValidationError("Must not be blank.")
+    return value
+
+
 @extend_schema_serializer(
     description="The article's fields. `id` and any other unknown field are ignored (the URL"
     " names the article); a PUT without `content` removes the content."
@@ -50,10 +56,7 @@ class ArticleInputSerializer(serializers.Serializer):
         " `_`); made from the title when a POST has none, kept by a PUT without it.",
     )
 
-    def validate_title(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Must not be blank.")
-        return value
+    validate_title = staticmethod(_not_blank)
 
     def validate_tags(self, value: list[str]) -> list[str]:
         if any(not name.strip() for name in value):
@@ -66,8 +69,4 @@ class ArticleInputSerializer(serializers.Serializer):
 @extend_schema_serializer(description="The comment's text; its author is the token's user.")
 class CommentInputSerializer(serializers.Serializer):
     text = StrictCharField(max_length=COMMENT_MAX_LENGTH, trim_whitespace=False)
-
-    def validate_text(self, value: str) -> str:
-        if not value.strip():
-            raise serializers.ValidationError("Must not be blank.")
-        return value
+    validate_text = staticmethod(_not_blank)

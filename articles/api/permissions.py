@@ -18,8 +18,7 @@ ARTICLE_PERMISSION_BY_METHOD = {
 def ensure_may_write_articles(request: Request, blog: Blog) -> None:
     """403 unless the token's user is an author of `blog` or holds the permission for the method."""
     user = request.user
-    permission = ARTICLE_PERMISSION_BY_METHOD[request.method]
-    if blog.is_author(user) or user.has_perm(permission):
+    if blog.is_author(user) or user.has_perm(ARTICLE_PERMISSION_BY_METHOD[request.method]):
         return
     raise exceptions.PermissionDenied("You may not write articles in this blog.")
 
