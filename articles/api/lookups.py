@@ -3,13 +3,12 @@ are missing (404), deleted (410) or not the client's to write (403), and the sea
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from rest_framework.request import Request
 
 from articles import selectors
+from articles.api.permissions import ensure_may_write_articles
 from articles.exceptions import ArticleGone
 from articles.models import Article
 from articles.search import SearchError, clean_query, clean_sort
@@ -34,8 +33,9 @@ def get_blog_to_write(request: Request, blog_id: int) -> Blog:
 
 def get_article(blog: Blog, article_id: int) -> Article:
     """The live article of `blog`: 404 when it never existed there, 410 when it was deleted."""
-    article = get_object_or_404(Article, pk=article_id, blog_id=blog.pk)
-    return _live(article, blog)
+    article = _live(get_object_or_404(Article, pk=article_id, blog_id=blog.pk))
+    article.blog = blog
+    return article
 
 
 def get_blog_for_reading(blog_id: int) -> Blog:
@@ -56,7 +56,7 @@ def get_blog_article(blog_id: int, article_id: int) -> Article:
     if article is None:
         get_blog_for_reading(blog_id)
         raise Http404("No Article matches the given query.")
-    return _live(article, article.blog)
+    return _live(article)
 
 
 def get_article_to_comment(blog_id: int, article_id: int) -> Article:
@@ -67,32 +67,27 @@ def get_article_to_comment(blog_id: int, article_id: int) -> Article:
     if article is None:
         get_blog(blog_id)
         raise Http404("No Article matches the given query.")
-    if article.is_deleted:
-        raise ArticleGone
-    return article
+    return _live(article)
 
 
-def get_article_to_write(
-    request: Request, blog_id: int, article_id: int, ensure_may_write: Any
-) -> Article:
-    """The live article to replace or delete, its blog joined in the same query, after
-    `ensure_may_write(request, blog)`: the answers of get_blog, the rights check and get_article
-    in that order (404 for the blog, 403, then 404 or 410 for the article), one query fewer."""
+def get_article_to_write(request: Request, blog_id: int, article_id: int) -> Article:
+    """The live article to replace or delete, its blog joined in the same query: the answers of
+    get_blog, ensure_may_write_articles and get_article in that order (404 for the blog, 403,
+    then 404 or 410 for the article), one query fewer."""
     article = selectors.article_with_blog(
         blog_id=blog_id, article_id=article_id, writer=request.user
     )
     if article is None:
         blog = get_blog(blog_id)
-        ensure_may_write(request, blog)
+        ensure_may_write_articles(request, blog)
         raise Http404("No Article matches the given query.")
-    ensure_may_write(request, article.blog)
-    return _live(article, article.blog)
+    ensure_may_write_articles(request, article.blog)
+    return _live(article)
 
 
-def _live(article: Article, blog: Blog) -> Article:
+def _live(article: Article) -> Article:
     if article.is_deleted:
         raise ArticleGone
-    article.blog = blog
     return article
 
 

@@ -36,12 +36,7 @@ from articles.models import Article
 from blogs.models import Blog
 from core import representations
 from core.edge import share
-from rest.conditional import (
-    Validators,
-    evaluate,
-    strong_etag,
-    wants_forms,
-)
+from rest.conditional import Validators, evaluate, strong_etag, wants_forms
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
@@ -64,13 +59,13 @@ def article_validators(article: Article) -> Validators:
 
 
 def articles_page_validators(
-    blog: Blog, page_index: int, page_size: int, search: dict[str, str] | None = None
+    blog: Blog, page_index: int, page_size: int, search: dict[str, str]
 ) -> Validators:
     # Every article write bumps Blog.revision in the same transaction: no scan of the page (a
     # search or an order of the blog's articles changes only with them, too).
     # `sort` first: it never holds the separator, so the last part (`q`) cannot be confused.
     # The tag (a slug: never the separator either) before `q`, which stays last.
-    tag = ("tag=" + search["tag"],) if search and "tag" in search else ()
+    tag = ("tag=" + search["tag"],) if "tag" in search else ()
     by = (search.get("sort", ""), *tag, search.get("q", "")) if search else ()
     return Validators(
         strong_etag("articles", blog.pk, blog.revision, page_index, page_size, *by),
@@ -98,13 +93,17 @@ def article_response(request: Request, article: Article, *, status: int = 200) -
     return article_validators(article).apply(Response(data, status=status))
 
 
-def ensure_writable(article: Article) -> None:
-    """The state checks of the services, made before the preconditions: RFC 9110 section 13.2.1
-    lets a 409 or 423 win over 412. The services check again under the row lock."""
+def article_to_write(request: Request, blog_id: int, article_id: int) -> Article:
+    """The live article a PUT or DELETE writes, its preconditions met. The services' state
+    checks come first, as RFC 9110 section 13.2.1 lets a 409 or 423 win over 412; the services
+    check again under the row lock."""
+    article = get_article_to_write(request, blog_id, article_id)
     if article.blog.archived:
         raise BlogArchived
     if article.locked:
         raise ArticleLocked
+    evaluate(request, article_validators(article))
+    return article
 
 
 def expected_version(request: Request, article: Article) -> int | None:
@@ -121,71 +120,28 @@ def expected_version(request: Request, article: Article) -> int | None:
 
 def cached_read(
     request: Request,
-    key: str,
+    key: str | None,
     generations: list[str],
     build: Callable[[], tuple[Validators, dict[str, Any]]],
 ) -> HttpResponse:
     """A representation and its validators from the representation cache (core.representations)
-    while `generations` stand, else from `build`; answered 200 or 304. A hot one costs no SQL.
+    while `generations` stand, else from `build` (always without a `key`); answered 200 or 304.
+    A hot one costs no SQL.
 
     Hrefs are absolute: a cached representation is one origin's (the host is normalised). The
     HAL-FORMS body has `_templates` that the HAL one has not: each is kept under its own key
     (the HTML page is rendered from the HAL body)."""
-    body = "forms" if wants_forms(request) else "hal"
-    validators, data = representations.cached(
-        f"rep:{request.build_absolute_uri('/')}:{body}:{key}", generations, build
-    )
+    if key is None:
+        validators, data = build()
+    else:
+        body = "forms" if wants_forms(request) else "hal"
+        validators, data = representations.cached(
+            f"rep:{request.build_absolute_uri('/')}:{body}:{key}", generations, build
+        )
     # The edge keeps it under the same generations (core.edge).
     if (not_modified := evaluate(request, validators)) is not None:
         return share(not_modified, generations)
     return share(validators.apply(Response(data)), generations)
-
-
-def articles_page_read(
-    request: Request, blog_id: int, page: tuple[int, int], search: dict[str, str] | None = None
-) -> HttpResponse:
-    """Page `(pageIndex, pageSize)` of the blog's articles, or 304; `search` holds the checked
-    `q` and `sort` when given (pagination.search_params)."""
-    page_index, page_size = page
-    search = search or {}
-    generations = [
-        representations.blog_generation(blog_id),
-        representations.blog_articles_generation(blog_id),
-    ]
-
-    def build() -> tuple[Validators, dict[str, Any]]:
-        blog = get_blog_for_reading(blog_id)
-        items = article_search.blog_article_page(
-            blog=blog,
-            query=search.get("q"),
-            sort=search.get("sort"),
-            page_index=page_index,
-            page_size=page_size,
-            tag=search.get("tag"),
-        )
-        body = page_body(
-            request,
-            ArticlePageSerializer,
-            items,
-            collection_url=api_url(request, "articles", blog_id=blog.pk),
-            search=search,
-            blog=blog,
-        )
-        return articles_page_validators(blog, page_index, page_size, search), body
-
-    if "q" in search:
-        # Search pages are not cached: each text is its own entry, mostly read once, and would
-        # push the hot pages out; a broad one's ranking is (docs/decisions/search.md). Their
-        # ETag still gives 304s.
-        validators, data = build()
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, generations)
-        return share(validators.apply(Response(data)), generations)
-    order = f":{search['sort']}" if "sort" in search else ""
-    tag = f":tag:{search['tag']}" if "tag" in search else ""
-    return cached_read(
-        request, f"articles:{blog_id}:{page_index}:{page_size}{order}{tag}", generations, build
-    )
 
 
 class ArticleListView(ApiView):
@@ -204,8 +160,40 @@ class ArticleListView(ApiView):
         parameters=[*PAGE_PARAMETERS, *SEARCH_PARAMETERS],
     )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
-        page = page_params(request)  # a bad parameter is a 400 even for a missing blog
-        return articles_page_read(request, blog_id, page, search_params(request))
+        page_index, page_size = page_params(request)  # a 400 even for a missing blog
+        search = search_params(request)
+        generations = [
+            representations.blog_generation(blog_id),
+            representations.blog_articles_generation(blog_id),
+        ]
+
+        def build() -> tuple[Validators, dict[str, Any]]:
+            blog = get_blog_for_reading(blog_id)
+            items = article_search.blog_article_page(
+                blog=blog,
+                query=search.get("q"),
+                sort=search.get("sort"),
+                page_index=page_index,
+                page_size=page_size,
+                tag=search.get("tag"),
+            )
+            body = page_body(
+                request,
+                ArticlePageSerializer,
+                items,
+                collection_url=api_url(request, "articles", blog_id=blog.pk),
+                search=search,
+                blog=blog,
+            )
+            return articles_page_validators(blog, page_index, page_size, search), body
+
+        order = f":{search['sort']}" if "sort" in search else ""
+        tag = f":tag:{search['tag']}" if "tag" in search else ""
+        key = f"articles:{blog_id}:{page_index}:{page_size}{order}{tag}"
+        # Search pages are not cached: each text is its own entry, mostly read once, and would
+        # push the hot pages out; a broad one's ranking is (docs/decisions/search.md). Their
+        # ETag still gives 304s.
+        return cached_read(request, None if "q" in search else key, generations, build)
 
     @write(
         "article_create",
@@ -284,10 +272,7 @@ class ArticleView(ApiView):
         errors=(403, 404, 409, 410, 412, 423),
     )
     def put(self, request: Request, blog_id: int, article_id: int) -> Response:
-        article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)
-        blog = article.blog
-        ensure_writable(article)
-        evaluate(request, article_validators(article))
+        article = article_to_write(request, blog_id, article_id)
         fields = read_article_body(request)
         updated = services.article_replace(
             article=article,
@@ -295,7 +280,7 @@ class ArticleView(ApiView):
             actor=request.user,
             **fields,
         )
-        updated.blog = blog
+        updated.blog = article.blog
         return article_response(request, updated)
 
     @write(
@@ -312,10 +297,7 @@ class ArticleView(ApiView):
         errors=(403, 404, 409, 410, 412, 423),
     )
     def delete(self, request: Request, blog_id: int, article_id: int) -> Response:
-        article = get_article_to_write(request, blog_id, article_id, ensure_may_write_articles)
-        blog = article.blog
-        ensure_writable(article)
-        evaluate(request, article_validators(article))
+        article = article_to_write(request, blog_id, article_id)
         services.article_delete(
             article=article,
             expected_version=expected_version(request, article),
@@ -331,7 +313,7 @@ class ArticleView(ApiView):
             response["Preference-Applied"] = "return=representation"
         else:
             response = Response(status=204)
-        response["Link"] = _blog_link_header(request, blog)
+        response["Link"] = _blog_link_header(request, article.blog)
         return response
 
 
