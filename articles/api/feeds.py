@@ -95,10 +95,9 @@ class BlogFeed(Feed):
     def feed_guid(self, blog: Blog) -> str:
         return self.feed_url(blog)
 
-    def author_name(self, blog: Blog) -> str:
-        # RFC 4287 4.1.1: a feed whose entries name no author names one itself. The blog's
-        # authors are who may write, not a byline, and a change of them moves no revision.
-        return xml_text(blog.title)
+    # RFC 4287 4.1.1: a feed whose entries name no author names one itself. The blog's authors
+    # are who may write, not a byline, and a change of them moves no revision.
+    author_name = title
 
     def feed_extra_kwargs(self, blog: Blog) -> dict[str, Any]:
         return {"blog_updated": blog.updated_at}
@@ -126,11 +125,10 @@ class BlogFeed(Feed):
         # longer than a page carries (PAGE_CONTENT_MAX_CHARS): HTML cannot be cut as text is,
         # and the link has the whole article.
         content = article.content
-        if content is None or len(content) > settings.PAGE_CONTENT_MAX_CHARS:
-            return {"content_html": None}
-        return {
-            "content_html": xml_text(article_content.render_html(content, article.content_format))
-        }
+        html = None
+        if content is not None and len(content) <= settings.PAGE_CONTENT_MAX_CHARS:
+            html = xml_text(article_content.render_html(content, article.content_format))
+        return {"content_html": html}
 
     def item_link(self, article: Article) -> str:
         return api_url(self.request, "article", blog_id=article.blog_id, article_id=article.pk)

@@ -42,11 +42,17 @@ _SEARCH = (
     "Every page link keeps q and sort. A bad q or sort is a 400 problem. tag={slug} keeps "
     "the articles with that tag (a tag's slug, as doc:tags lists them); a page link keeps it."
 )
+
+
+def _page(description: str, total: str) -> Operation:
+    return Operation("GET", description, "", PAGE.replace("{total}", total))
+
+
 RELATIONS = {
     "blogs": Relation(
         "Blogs",
         "The paged list of every blog, oldest first. Templated: {?pageIndex,pageSize}.",
-        (Operation("GET", "A page of blogs.", "", PAGE.replace("{total}", "totalBlogs")),),
+        (_page("A page of blogs.", "totalBlogs"),),
     ),
     "blog": Relation(
         "Blog",
@@ -59,12 +65,7 @@ RELATIONS = {
         "A blog's articles, paged, oldest first. Templated: {?pageIndex,pageSize,q,sort,tag} "
         "(pageIndex from 1, pageSize 1 to 100, default 10). " + _SEARCH,
         (
-            Operation(
-                "GET",
-                "A page of articles; with q, those that match it.",
-                "",
-                PAGE.replace("{total}", "totalArticles"),
-            ),
+            _page("A page of articles; with q, those that match it.", "totalArticles"),
             Operation(
                 "POST",
                 f"Write a new article (201, Location). {NEEDS_TOKEN} Idempotency-Key is honoured.",
@@ -78,14 +79,7 @@ RELATIONS = {
         "The articles of every blog (archived blogs included) that match q, a page at a time, "
         "each linking to its blog. In the API root; templated: {?pageIndex,pageSize,q,sort,tag}. "
         "q is required here. " + _SEARCH,
-        (
-            Operation(
-                "GET",
-                "A page of the articles that match q, most relevant first.",
-                "",
-                PAGE.replace("{total}", "totalArticles"),
-            ),
-        ),
+        (_page("A page of the articles that match q, most relevant first.", "totalArticles"),),
     ),
     "article": Relation(
         "Article",
@@ -115,7 +109,7 @@ RELATIONS = {
         "Comments",
         "An article's comments, paged, oldest first. Templated: {?pageIndex,pageSize}.",
         (
-            Operation("GET", "A page of comments.", "", PAGE.replace("{total}", "totalComments")),
+            _page("A page of comments.", "totalComments"),
             Operation(
                 "POST",
                 f"Comment as the token's user (201, Location). {NEEDS_TOKEN}",
@@ -131,7 +125,7 @@ RELATIONS = {
         " ARTICLE_REVISIONS_KEPT (default 50) are kept, the oldest pruned; they go with the"
         " article when it is deleted (410). Read-only: to restore one, PUT its title and content"
         " to the article with If-Match.",
-        (Operation("GET", "A page of revisions.", "", PAGE.replace("{total}", "totalRevisions")),),
+        (_page("A page of revisions.", "totalRevisions"),),
     ),
     "revision": Relation(
         "Revision",
@@ -156,12 +150,10 @@ RELATIONS = {
         "article by its slug: GET {blog}/articles/by-slug/{slug} answers 308 to it (old slugs "
         "too), 404 otherwise.",
         (
-            Operation(
-                "GET",
+            _page(
                 "A page of tags. Each item's self link is the tag (404 for a slug the blog has "
                 "none of): " + _TAG,
-                "",
-                PAGE.replace("{total}", "totalTags"),
+                "totalTags",
             ),
         ),
     ),

@@ -13,10 +13,7 @@ from articles import selectors, services
 from articles.api.inputs import CommentInputSerializer
 from articles.api.lookups import get_article, get_article_to_comment, get_blog
 from articles.api.permissions import ensure_may_delete_comment
-from articles.api.serializers import (
-    CommentPageSerializer,
-    CommentSerializer,
-)
+from articles.api.serializers import CommentPageSerializer, CommentSerializer
 from articles.models import Article, Comment
 from core import representations
 from core.edge import share

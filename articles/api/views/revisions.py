@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from articles import selectors
 from articles.api.lookups import get_blog_article
 from articles.api.serializers import RevisionPageSerializer, RevisionSerializer
-from articles.models import Article, ArticleRevision
+from articles.models import Article
 from core import representations
 from core.edge import share
 from rest.conditional import Validators, evaluate, strong_etag
@@ -46,11 +46,6 @@ def _answer(
     return share(validators.apply(Response(data)), generations)
 
 
-def _attach(revisions: list[ArticleRevision], article: Article) -> None:
-    for revision in revisions:
-        revision.article = article
-
-
 class RevisionListView(ApiView):
     @read(
         "revisions_list",
@@ -69,7 +64,8 @@ class RevisionListView(ApiView):
         page_index, page_size = page_params(request)
         article = get_blog_article(blog_id, article_id)
         page = selectors.revision_page(article=article, page_index=page_index, page_size=page_size)
-        _attach(page.items, article)
+        for item in page.items:
+            item.article = article
         body = page_body(
             request,
             RevisionPageSerializer,
