@@ -66,13 +66,7 @@ def template(
     """A template (HalFormsTemplateSerializer writes it). `target` is always given (absolute,
     like every href of the API), so a client need not know that it would default to the
     document's own URL."""
-    return {
-        "title": title,
-        "method": method,
-        "target": target,
-        "contentType": JSON,
-        "properties": properties,
-    }
+    return dict(title=title, method=method, target=target, contentType=JSON, properties=properties)
 
 
 def _title(value: str | None = None) -> Property:
@@ -92,16 +86,15 @@ def _content(value: str | None = None) -> Property:
     return Property(name="content", prompt="Content", type="textarea", value=value)
 
 
-def _comment_text() -> Property:
-    return Property(
-        name="text",
-        prompt="Comment",
-        type="textarea",
-        required=True,
-        min_length=1,
-        max_length=COMMENT_MAX_LENGTH,
-        regex=NOT_BLANK,
-    )
+_COMMENT_TEXT = Property(
+    name="text",
+    prompt="Comment",
+    type="textarea",
+    required=True,
+    min_length=1,
+    max_length=COMMENT_MAX_LENGTH,
+    regex=NOT_BLANK,
+)
 
 
 def article_page_templates(request: HttpRequest, blog: Blog) -> dict[str, Any]:
@@ -140,6 +133,6 @@ def article_templates(request: HttpRequest, article: Article) -> dict[str, Any]:
         title="Comment on this article",
         method="POST",
         target=api_url(request, "comments", blog_id=article.blog_id, article_id=article.pk),
-        properties=(_comment_text(),),
+        properties=(_COMMENT_TEXT,),
     )
     return templates
