@@ -24,8 +24,6 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class ApiRootView(ApiView):
-    """The entry point: follow `doc:blogs` or expand `doc:blog` with a blog id."""
-
     @read(
         "root",
         "The API root",
@@ -46,8 +44,6 @@ def blog_validators(blog: Blog) -> Validators:
 
 
 class BlogListView(ApiView):
-    """Every blog, a page at a time, oldest first."""
-
     @read(
         "blogs_list",
         "A page of blogs",
