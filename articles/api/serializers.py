@@ -44,32 +44,18 @@ def comment_title(member: dict[str, Any]) -> str:
     return f"{member['author']}: {text}"
 
 
-def _to(name: str, **arguments: str) -> Callable[[HttpRequest, Any], Link]:
+def _to(
+    name: str, expand: Callable[[str], str] | None = None, **arguments: str
+) -> Callable[[HttpRequest, Any], Link]:
     """A relation's link to route `name`, each URL argument read from the instance by its
-    attribute path (as a field's `source`)."""
+    attribute path (as a field's `source`); templated by `expand` when given."""
 
     def relation(request: HttpRequest, instance: Any) -> Link:
-        return link(_url(request, name, instance, arguments))
+        kwargs = {key: attrgetter(path)(instance) for key, path in arguments.items()}
+        url = api_url(request, name, **kwargs)
+        return link(url) if expand is None else templated_link(expand(url))
 
     return relation
-
-
-def _pages_of(name: str, **arguments: str) -> Callable[[HttpRequest, Any], Link]:
-    """As _to, templated with the page parameters."""
-
-    def relation(request: HttpRequest, instance: Any) -> Link:
-        return templated_link(page_template(_url(request, name, instance, arguments)))
-
-    return relation
-
-
-def _url(request: HttpRequest, name: str, instance: Any, arguments: dict[str, str]) -> str:
-    kwargs = {key: attrgetter(path)(instance) for key, path in arguments.items()}
-    return api_url(request, name, **kwargs)
-
-
-def _blog_articles(request: HttpRequest, blog: Blog) -> Link:
-    return templated_link(articles_template(api_url(request, "articles", blog_id=blog.pk)))
 
 
 def _blog_feed(request: HttpRequest, blog: Blog) -> Link:
@@ -145,14 +131,10 @@ class ApiRootSerializer(HalSerializer):
 
     _links = LinksField(
         {
-            "self": lambda request, _: link(api_url(request, "root")),
-            "doc:blogs": lambda request, _: templated_link(
-                page_template(api_url(request, "blogs"))
-            ),
+            "self": _to("root"),
+            "doc:blogs": _to("blogs", page_template),
             "doc:blog": lambda request, _: templated_link(api_url(request, "blogs") + "/{id}"),
-            "doc:search": lambda request, _: templated_link(
-                articles_template(api_url(request, "search"))
-            ),
+            "doc:search": _to("search", articles_template),
         }
     )
 
@@ -164,11 +146,11 @@ class BlogSerializer(HalSerializer):
     _links = LinksField(
         {
             "self": _to("blog", blog_id="pk"),
-            "doc:articles": _blog_articles,
+            "doc:articles": _to("articles", articles_template, blog_id="pk"),
             "alternate": _blog_feed,
-            "doc:webhooks": _pages_of("webhooks", blog_id="pk"),
-            "doc:drafts": _pages_of("drafts", blog_id="pk"),
-            "doc:tags": _pages_of("tags", blog_id="pk"),
+            "doc:webhooks": _to("webhooks", page_template, blog_id="pk"),
+            "doc:drafts": _to("drafts", page_template, blog_id="pk"),
+            "doc:tags": _to("tags", page_template, blog_id="pk"),
         },
         help_text="`alternate` is the blog's Atom feed (`type` says so); `doc:webhooks` its"
         " webhooks and `doc:drafts` its drafts, for its authors (with their token).",
@@ -199,8 +181,8 @@ class ArticleSerializer(HalSerializer):
         {
             "self": _to("article", blog_id="blog_id", article_id="pk"),
             "doc:blog": _article_blog,
-            "doc:comments": _pages_of("comments", blog_id="blog_id", article_id="pk"),
-            "doc:revisions": _pages_of("revisions", blog_id="blog_id", article_id="pk"),
+            "doc:comments": _to("comments", page_template, blog_id="blog_id", article_id="pk"),
+            "doc:revisions": _to("revisions", page_template, blog_id="blog_id", article_id="pk"),
         }
     )
     _templates = TemplatesField(
