@@ -39,7 +39,9 @@ def comments_generations(article: Article) -> list[str]:
     ]
 
 
-def get_comment(article: Article, comment_id: int) -> Comment:
+def get_comment(blog_id: int, article_id: int, comment_id: int) -> Comment:
+    """The comment of the live article (`comment.article.blog` set), or 404 or 410."""
+    article = get_article(get_blog(blog_id), article_id)
     comment = get_object_or_404(
         Comment.objects.select_related("author"), pk=comment_id, article_id=article.pk
     )
@@ -129,7 +131,7 @@ class CommentView(ApiView):
         errors=(404, 410),
     )
     def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
-        comment = get_comment(get_article(get_blog(blog_id), article_id), comment_id)
+        comment = get_comment(blog_id, article_id, comment_id)
         validators = comment_validators(comment)
         generations = comments_generations(comment.article)
         if (not_modified := evaluate(request, validators)) is not None:
@@ -149,9 +151,8 @@ class CommentView(ApiView):
         errors=(403, 404, 409, 410),
     )
     def delete(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> Response:
-        blog = get_blog(blog_id)
-        comment = get_comment(get_article(blog, article_id), comment_id)
-        ensure_may_delete_comment(request, comment, blog)
+        comment = get_comment(blog_id, article_id, comment_id)
+        ensure_may_delete_comment(request, comment, comment.article.blog)
         if not services.comment_delete(comment=comment):
             raise NotFound("No such comment.")
         return Response(status=204)
