@@ -34,9 +34,6 @@ def search_parameters(*, q_required: bool = False) -> list[OpenApiParameter]:
     ]
 
 
-SEARCH_PARAMETERS = search_parameters()
-
-
 def add_blog_feed(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """POSTPROCESSING_HOOKS: the blog's Atom feed (articles.api.feeds) beside the blog, with the
     blog read's parameters (the blog id, the conditions), 304 and problems."""

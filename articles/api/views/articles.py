@@ -24,7 +24,7 @@ from articles.api.lookups import (
     search_params,
 )
 from articles.api.permissions import ensure_may_write_articles
-from articles.api.schema import SEARCH_PARAMETERS
+from articles.api.schema import search_parameters
 from articles.api.serializers import (
     ArticlePageSerializer,
     ArticleSerializer,
@@ -157,7 +157,7 @@ class ArticleListView(ApiView):
         " without it and with `contentOmitted`: follow its `self` link for the whole article. A"
         " `pageIndex` past the last page is an empty page.",
         errors=(404,),
-        parameters=[*PAGE_PARAMETERS, *SEARCH_PARAMETERS],
+        parameters=[*PAGE_PARAMETERS, *search_parameters()],
     )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)  # a 400 even for a missing blog
@@ -219,9 +219,7 @@ class ArticleListView(ApiView):
             fields = read_article_body(request)
             article = services.article_create(blog=blog, actor=request.user, **fields)
             response = article_response(request, article, status=201)
-            response["Location"] = api_url(
-                request, "article", blog_id=blog.pk, article_id=article.pk
-            )
+            response["Location"] = response.data["_links"]["self"]["href"]
             return response
 
         return run_idempotent(request, create)
