@@ -104,3 +104,11 @@ def search_params(request: HttpRequest) -> dict[str, str]:
         raise InvalidQueryParameter("tag", "tag is a tag's slug (as the blog's tags show it).")
     given = {"q": query, "sort": sort, "tag": tag}
     return {name: value for name, value in given.items() if value is not None}
+
+
+def search_key(search: dict[str, str]) -> tuple[str, ...]:
+    """Checked search parameters as parts of an ETag: `sort` first, as it never holds the
+    separator, then the tag (a slug: never the separator either), so that `q`, last, cannot be
+    confused."""
+    tag = ("tag=" + search["tag"],) if "tag" in search else ()
+    return (search.get("sort", ""), *tag, search.get("q", ""))

@@ -21,6 +21,7 @@ from articles.api.lookups import (
     get_blog_article,
     get_blog_for_reading,
     get_blog_to_write,
+    search_key,
     search_params,
 )
 from articles.api.permissions import ensure_may_write_articles
@@ -63,10 +64,7 @@ def articles_page_validators(
 ) -> Validators:
     # Every article write bumps Blog.revision in the same transaction: no scan of the page (a
     # search or an order of the blog's articles changes only with them, too).
-    # `sort` first: it never holds the separator, so the last part (`q`) cannot be confused.
-    # The tag (a slug: never the separator either) before `q`, which stays last.
-    tag = ("tag=" + search["tag"],) if "tag" in search else ()
-    by = (search.get("sort", ""), *tag, search.get("q", "")) if search else ()
+    by = search_key(search) if search else ()
     return Validators(
         strong_etag("articles", blog.pk, blog.revision, page_index, page_size, *by),
         blog.updated_at,

@@ -39,6 +39,14 @@ class ApiRootView(ApiView):
         return share(Response(ApiRootSerializer(request, context={"request": request}).data), [])
 
 
+def blog_list_validators(kind: str, state: selectors.BlogListState, *parts: object) -> Validators:
+    """Validators of a list over every blog, from their aggregate state (selectors)."""
+    return Validators(
+        strong_etag(kind, state.count, state.id_sum, state.revisions, *parts),
+        state.last_modified or EPOCH,
+    )
+
+
 def blog_validators(blog: Blog) -> Validators:
     return Validators(strong_etag("blog", blog.pk, blog.revision), blog.updated_at)
 
@@ -56,10 +64,7 @@ class BlogListView(ApiView):
     def get(self, request: Request) -> HttpResponse:
         page_index, page_size = page_params(request)
         state = selectors.blog_list_state()
-        validators = Validators(
-            strong_etag("blogs", state.count, state.id_sum, state.revisions, page_index, page_size),
-            state.last_modified or EPOCH,
-        )
+        validators = blog_list_validators("blogs", state, page_index, page_size)
         generations = [representations.blogs_generation()]
         if (not_modified := evaluate(request, validators)) is not None:
             return share(not_modified, generations)

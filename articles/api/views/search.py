@@ -8,13 +8,13 @@ from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import selectors
-from articles.api.lookups import search_params
+from articles.api.lookups import search_key, search_params
 from articles.api.schema import search_parameters
 from articles.api.serializers import ArticlePageSerializer
-from articles.api.views.blogs import EPOCH
+from articles.api.views.blogs import blog_list_validators
 from core import representations
 from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag
+from rest.conditional import evaluate
 from rest.exceptions import InvalidQueryParameter
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
@@ -43,19 +43,8 @@ class ArticleSearchView(ApiView):
         # Every article write moves its blog's revision: the blog list's state names the state
         # of every blog's articles (one aggregate over the blogs, no scan of the articles).
         state = selectors.blog_list_state()
-        validators = Validators(
-            strong_etag(
-                "search",
-                state.count,
-                state.id_sum,
-                state.revisions,
-                page_index,
-                page_size,
-                search.get("sort", ""),
-                *(("tag=" + search["tag"],) if "tag" in search else ()),
-                search["q"],
-            ),
-            state.last_modified or EPOCH,
+        validators = blog_list_validators(
+            "search", state, page_index, page_size, *search_key(search)
         )
         # Any article of any blog, under its blog's title.
         generations = [representations.articles_generation(), representations.blogs_generation()]
