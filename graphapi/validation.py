@@ -22,7 +22,7 @@ from graphql import (
     specified_rules,
     visit,
 )
-from graphql.language import FragmentDefinitionNode, Node
+from graphql.language import FragmentDefinitionNode
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from graphql.validation.validate import ValidationAbortedError
 
@@ -71,14 +71,35 @@ _INTROSPECTION_ROOTS = frozenset({"__schema", "__type"})
 
 
 class _FragmentWalker(ValidationRule):
-    """Measures selection sets through fragments, each fragment once, cycles skipped (a standard
-    rule reports those); unknown fragments count as empty (a standard rule reports them too).
-    A fragment's measure is its own (`own`, nothing by default) plus its selection set's."""
+    """Measures each operation and refuses it over the `setting`, its measure being its `own`
+    (nothing by default) plus its selection set's: the fields' measures, summed (`combine`).
+    Fragments are measured once each, cycles skipped (a standard rule reports those); unknown
+    fragments count as empty (a standard rule reports them too)."""
+
+    setting: str
+    refusal: str  # a str.format template of `value` and `limit`
 
     def __init__(self, context: ValidationContext) -> None:
         super().__init__(context)
         self._memo: dict[str, int] = {}
         self._visiting: set[str] = set()
+
+    def enter_operation_definition(self, node: OperationDefinitionNode, *_args: Any) -> None:
+        limit = getattr(settings, self.setting)
+        value = self.own(node) + self.measure(node.selection_set)
+        if value > limit:
+            self.report_error(GraphQLError(self.refusal.format(value=value, limit=limit), node))
+
+    def measure(self, selection_set: SelectionSetNode | None) -> int:
+        values = []
+        for selection in selection_set.selections if selection_set else ():
+            if isinstance(selection, FieldNode):
+                values.append(self.field(selection))
+            elif isinstance(selection, InlineFragmentNode):
+                values.append(self.measure(selection.selection_set))
+            elif isinstance(selection, FragmentSpreadNode):
+                values.append(self.measure_fragment(selection.name.value))
+        return self.combine(values)
 
     def measure_fragment(self, name: str) -> int:
         if name in self._memo:
@@ -92,117 +113,65 @@ class _FragmentWalker(ValidationRule):
         self._memo[name] = value
         return value
 
-    def own(self, fragment: FragmentDefinitionNode) -> int:
+    def own(self, node: OperationDefinitionNode | FragmentDefinitionNode) -> int:
         return 0
 
-    def measure(self, selection_set: SelectionSetNode | None) -> int:
-        raise NotImplementedError
+    def combine(self, values: list[int]) -> int:
+        return sum(values)
+
+    def field(self, node: FieldNode) -> int:
+        return self.measure(node.selection_set)
 
 
 class MaxDepthRule(_FragmentWalker):
     """Depth is the number of fields on the longest path: `{ person { name } }` is 2."""
 
-    def enter_operation_definition(self, node: OperationDefinitionNode, *_args: Any) -> None:
-        limit = settings.GRAPHQL_MAX_DEPTH
-        depth = self.measure(node.selection_set)
-        if depth > limit:
-            self.report_error(
-                GraphQLError(
-                    f"The query is nested {depth} levels deep; the depth limit is {limit}.",
-                    node,
-                )
-            )
+    setting = "GRAPHQL_MAX_DEPTH"
+    refusal = "The query is nested {value} levels deep; the depth limit is {limit}."
 
-    def measure(self, selection_set: SelectionSetNode | None) -> int:
-        if selection_set is None:
+    def combine(self, values: list[int]) -> int:
+        return max(values, default=0)
+
+    def field(self, node: FieldNode) -> int:
+        name = node.name.value
+        if name in _INTROSPECTION_ROOTS or name == "__typename":
             return 0
-        deepest = 0
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                name = selection.name.value
-                if name in _INTROSPECTION_ROOTS or name == "__typename":
-                    continue
-                depth = 1 + self.measure(selection.selection_set)
-            elif isinstance(selection, InlineFragmentNode):
-                depth = self.measure(selection.selection_set)
-            elif isinstance(selection, FragmentSpreadNode):
-                depth = self.measure_fragment(selection.name.value)
-            else:
-                continue
-            deepest = max(deepest, depth)
-        return deepest
+        return 1 + self.measure(node.selection_set)
 
 
 class MaxAliasesRule(_FragmentWalker):
     """Counts aliases as the operation would run them: a fragment spread twice counts twice."""
 
-    def enter_operation_definition(self, node: OperationDefinitionNode, *_args: Any) -> None:
-        limit = settings.GRAPHQL_MAX_ALIASES
-        count = self.measure(node.selection_set)
-        if count > limit:
-            self.report_error(
-                GraphQLError(f"The query uses {count} aliases; the aliases limit is {limit}.", node)
-            )
+    setting = "GRAPHQL_MAX_ALIASES"
+    refusal = "The query uses {value} aliases; the aliases limit is {limit}."
 
-    def measure(self, selection_set: SelectionSetNode | None) -> int:
-        if selection_set is None:
-            return 0
-        count = 0
-        for selection in selection_set.selections:
-            if isinstance(selection, FieldNode):
-                count += (selection.alias is not None) + self.measure(selection.selection_set)
-            elif isinstance(selection, InlineFragmentNode):
-                count += self.measure(selection.selection_set)
-            elif isinstance(selection, FragmentSpreadNode):
-                count += self.measure_fragment(selection.name.value)
-        return count
-
-
-def _tokens_of(node: Node) -> int:
-    """The lexical tokens of a node's text, as the parser counts them (comments excluded)."""
-    if node.loc is None:
-        return 0
-    count = 0
-    token = node.loc.start_token
-    while token is not None:
-        if token.kind is not TokenKind.COMMENT:
-            count += 1
-        if token is node.loc.end_token:
-            break
-        token = token.next
-    return count
+    def field(self, node: FieldNode) -> int:
+        return (node.alias is not None) + self.measure(node.selection_set)
 
 
 class MaxTokensRule(_FragmentWalker):
     """Counts an operation's tokens with its fragments expanded: each spread adds the tokens of
     its fragment's whole definition, again for every spread, recursively. The parser's limit
-    alone would let a short document expand to a huge one (fragments spreading fragments)."""
+    alone would let a short document expand to a huge one (fragments spreading fragments).
+    A selection set's measure is the tokens its spreads add (the rest is in its own text)."""
 
-    def enter_operation_definition(self, node: OperationDefinitionNode, *_args: Any) -> None:
-        limit = settings.GRAPHQL_MAX_TOKENS
-        count = _tokens_of(node) + self.measure(node.selection_set)
-        if count > limit:
-            self.report_error(
-                GraphQLError(
-                    f"The query has {count} tokens once its fragments are expanded;"
-                    f" the tokens limit is {limit}.",
-                    node,
-                )
-            )
+    setting = "GRAPHQL_MAX_TOKENS"
+    refusal = (
+        "The query has {value} tokens once its fragments are expanded; the tokens limit is {limit}."
+    )
 
-    def own(self, fragment: FragmentDefinitionNode) -> int:
-        return _tokens_of(fragment)
-
-    def measure(self, selection_set: SelectionSetNode | None) -> int:
-        """The tokens the spreads under `selection_set` add (the rest is in its own text)."""
-        if selection_set is None:
+    def own(self, node: OperationDefinitionNode | FragmentDefinitionNode) -> int:
+        """The lexical tokens of the node's text, as the parser counts them (comments excluded)."""
+        if node.loc is None:
             return 0
         count = 0
-        for selection in selection_set.selections:
-            if isinstance(selection, (FieldNode, InlineFragmentNode)):
-                count += self.measure(selection.selection_set)
-            elif isinstance(selection, FragmentSpreadNode):
-                count += self.measure_fragment(selection.name.value)
+        token = node.loc.start_token
+        while token is not None:
+            if token.kind is not TokenKind.COMMENT:
+                count += 1
+            if token is node.loc.end_token:
+                break
+            token = token.next
         return count
 
 
