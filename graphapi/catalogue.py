@@ -103,13 +103,25 @@ _lock = threading.Lock()
 
 def current() -> Catalogue:
     """The process's catalogue: as it is while fresh enough, revalidated or rebuilt otherwise."""
+    global _published
     published = _published
-    if (
-        published.catalogue is not None
-        and time.monotonic() - published.checked_at < settings.GRAPHQL_STARWARS_REVALIDATE_SECONDS
-    ):
+    if _fresh(published, time.monotonic()):
         return published.catalogue
-    return _revalidate()
+    with _lock:
+        published, checked_at = _published, time.monotonic()
+        if _fresh(published, checked_at):
+            return published.catalogue  # another thread has just revalidated it
+        token = _stored_token()
+        catalogue = published.catalogue
+        if catalogue is None or catalogue.token != token:
+            catalogue = build(token)
+        _published = _Published(catalogue, checked_at)
+        return catalogue
+
+
+def _fresh(published: _Published, now: float) -> bool:
+    interval = settings.GRAPHQL_STARWARS_REVALIDATE_SECONDS
+    return published.catalogue is not None and now - published.checked_at < interval
 
 
 def forget() -> None:
@@ -117,23 +129,6 @@ def forget() -> None:
     global _published
     with _lock:
         _published = _NOTHING
-
-
-def _revalidate() -> Catalogue:
-    global _published
-    with _lock:
-        published = _published
-        checked_at = time.monotonic()
-        interval = settings.GRAPHQL_STARWARS_REVALIDATE_SECONDS
-        if published.catalogue is not None and checked_at - published.checked_at < interval:
-            return published.catalogue  # another thread has just revalidated it
-        token = _stored_token()
-        if published.catalogue is not None and published.catalogue.token == token:
-            _published = _Published(published.catalogue, checked_at)
-            return published.catalogue
-        catalogue = build(token)
-        _published = _Published(catalogue, checked_at)
-        return catalogue
 
 
 def _stored_token() -> uuid.UUID | None:
@@ -169,20 +164,20 @@ def build(token: uuid.UUID | None) -> Catalogue:
     `token` is read before the rows; links whose ends were not read (deleted meanwhile) are
     left out until the next rebuild.
     """
+    # Records hash by identity (eq=False).
+    links: defaultdict[tuple[Any, str], list[Any]] = defaultdict(list)
     planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, _PLANET_FIELDS)}
     people: dict[int, PersonRecord] = {}
-    homeworlds: list[tuple[PersonRecord, int | None]] = []
+    # People come in id order, so each planet's residents do too.
     for row in _rows(Person, (*_PERSON_FIELDS, "homeworld_id")):
-        homeworld_id = row.pop("homeworld_id")
-        people[row["id"]] = person = PersonRecord(**row)
-        homeworlds.append((person, homeworld_id))
+        homeworld = planets.get(row.pop("homeworld_id"))
+        people[row["id"]] = person = PersonRecord(**row, homeworld=homeworld)
+        if homeworld is not None:
+            links[homeworld, "residents"].append(person)
     films = {
         row["id"]: FilmRecord(**row | {"release_date": row["release_date"].isoformat()})
         for row in _rows(Film, _FILM_FIELDS)
     }
-
-    # Records hash by identity (eq=False).
-    links: defaultdict[tuple[Any, str], list[Any]] = defaultdict(list)
     for film, planet in _pairs(Film.planets.through, "film_id", films, "planet_id", planets):
         links[film, "planets"].append(planet)
         links[planet, "films"].append(film)
@@ -193,12 +188,6 @@ def build(token: uuid.UUID | None) -> Catalogue:
         Person.friends.through, "from_person_id", people, "to_person_id", people
     ):
         links[person, "friends"].append(friend)
-    # People come in id order, so each planet's residents do too.
-    for person, homeworld_id in homeworlds:
-        planet = planets.get(homeworld_id)
-        if planet is not None:
-            object.__setattr__(person, "homeworld", planet)
-            links[planet, "residents"].append(person)
     for record in (*films.values(), *planets.values(), *people.values()):
         for name in _LISTS[type(record)]:
             object.__setattr__(record, name, tuple(links.get((record, name), ())))
