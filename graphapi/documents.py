@@ -32,18 +32,15 @@ def valid_document(
     schema: GraphQLSchema, query: str, rules: Sequence[type[ValidationRule]]
 ) -> DocumentNode:
     """The parsed document, if it parses and passes `rules`; InvalidDocument otherwise."""
-    if len(query) > _CACHEABLE_LENGTH:
-        return _parse_and_validate(schema, query, rules, _rule_settings())
-    return _cached(schema, query, tuple(rules), _rule_settings())
-
-
-def _rule_settings() -> tuple[object, ...]:
-    return (
+    rule_settings = (
         settings.GRAPHQL_MAX_TOKENS,
         settings.GRAPHQL_MAX_DEPTH,
         settings.GRAPHQL_MAX_ALIASES,
         settings.GRAPHQL_INTROSPECTION,
     )
+    if len(query) > _CACHEABLE_LENGTH:
+        return _parse_and_validate(schema, query, rules, rule_settings)
+    return _cached(schema, query, tuple(rules), rule_settings)
 
 
 def _parse_and_validate(

@@ -14,14 +14,10 @@ from graphene_django import DjangoObjectType
 from articles import content as article_content
 from articles.models import Article, ArticleRevision
 from articles.search import QUERY_MAX_LENGTH, SORTS
+from articles.tags import names_of
 from blogs.models import Blog
 from core.paging import Page
-from graphapi.catalogue import (
-    FilmRecord,
-    PersonRecord,
-    PlanetRecord,
-    catalogue_for,
-)
+from graphapi.catalogue import FilmRecord, PersonRecord, PlanetRecord, catalogue_for
 from graphapi.selectors import (
     article_for_reading,
     blog_article_page,
@@ -30,7 +26,6 @@ from graphapi.selectors import (
     keep_revisions,
     parse_id,
     revisions_of,
-    tag_names_of,
 )
 
 GREETING = "Hello from the Star Wars GraphQL API!"
@@ -92,25 +87,13 @@ class PlanetType(graphene.ObjectType):
         default_resolver = attr_resolver
 
 
-def _page_arguments() -> dict[str, graphene.Argument]:
-    """The arguments of a page of articles: REST's query parameters, with the same meaning."""
-    q_help = (
-        f"Search text, 1 to {QUERY_MAX_LENGTH} characters: full-text search in web-search syntax"
-        " on PostgreSQL, every word (case-insensitive) on SQLite, as REST's `q`."
-    )
+def _paging(items: str) -> dict[str, graphene.Int]:
+    """The arguments of a page, as REST's query parameters of the same names."""
     return {
         "page_index": graphene.Int(default_value=1, description="1-based page number."),
         "page_size": graphene.Int(
             default_value=settings.PAGE_SIZE_DEFAULT,
-            description=f"Articles per page, 1 to {settings.PAGE_SIZE_MAX}.",
-        ),
-        "q": graphene.String(description=q_help),
-        "sort": graphene.String(
-            description=f"One of {', '.join(SORTS)} (as REST's `sort`); `relevance` only with"
-            " q. Default: relevance with q, else oldest first."
-        ),
-        "tag": graphene.String(
-            description="Only the articles with this tag: a tag's slug, as REST's `tag`."
+            description=f"{items} per page, 1 to {settings.PAGE_SIZE_MAX}.",
         ),
     }
 
@@ -158,16 +141,24 @@ class BlogType(DjangoObjectType):
         ArticlePageType,
         description="A page of the blog's live articles, searched and ordered as REST's"
         " /api/v1.2/blogs/{id}/articles?q=&sort= (a bad argument is an error).",
-        **_page_arguments(),
+        **_paging("Articles"),
+        q=graphene.String(
+            description=f"Search text, 1 to {QUERY_MAX_LENGTH} characters: full-text search in"
+            " web-search syntax on PostgreSQL, every word (case-insensitive) on SQLite, as REST's"
+            " `q`."
+        ),
+        sort=graphene.String(
+            description=f"One of {', '.join(SORTS)} (as REST's `sort`); `relevance` only with"
+            " q. Default: relevance with q, else oldest first."
+        ),
+        tag=graphene.String(
+            description="Only the articles with this tag: a tag's slug, as REST's `tag`."
+        ),
     )
     tags = graphene.List(
         TagType,
-        page_index=graphene.Int(default_value=1, description="1-based page number."),
-        page_size=graphene.Int(
-            default_value=settings.PAGE_SIZE_DEFAULT,
-            description=f"Tags per page, 1 to {settings.PAGE_SIZE_MAX}.",
-        ),
         description="A page of the blog's tags by slug, as GET /api/v1.2/blogs/{id}/tags.",
+        **_paging("Tags"),
     )
 
     class Meta:
@@ -263,7 +254,7 @@ class ArticleType(DjangoObjectType):
 
     @staticmethod
     def resolve_tags(article: Article, info: graphene.ResolveInfo) -> list[str]:
-        return tag_names_of(article)
+        return names_of(article)
 
 
 class Query(graphene.ObjectType):

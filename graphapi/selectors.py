@@ -113,9 +113,7 @@ def keep_revisions(articles: list[Article], info: GraphQLResolveInfo) -> list[Ar
 def revisions_of(article: Article) -> list[ArticleRevision]:
     """The article's revisions, newest first: as its list read them, else in one query."""
     kept = getattr(article, KEPT_REVISIONS, None)
-    if kept is None:
-        kept = revisions_by_article(article_ids=[article.pk])[article.pk]
-    return kept
+    return revisions_by_article(article_ids=[article.pk])[article.pk] if kept is None else kept
 
 
 def _selects(info: GraphQLResolveInfo, name: str) -> bool:
@@ -140,7 +138,3 @@ def blog_tags(*, blog: Blog, page_index: int | None, page_size: int | None) -> l
     """A page of the blog's tags with their counts (articles.tags.tag_page), checked as REST."""
     page_index, page_size, _, _ = _checked(page_index, page_size, None, None)
     return list(tags.tag_page(blog_id=blog.pk, page_index=page_index, page_size=page_size).items)
-
-
-def tag_names_of(article: Article) -> list[str]:
-    return tags.names_of(article)
