@@ -7,6 +7,7 @@ refusals keep their own (docs/soap.md, "HTTP statuses").
 from __future__ import annotations
 
 import re
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 
 from lxml import etree
@@ -31,30 +32,24 @@ class FaultCode(StrEnum):
     MUST_UNDERSTAND = "MustUnderstand"
 
 
+@dataclass(eq=False)
 class SoapFault(Exception):
     """Raised anywhere while handling a request; the view turns it into a fault envelope."""
 
-    def __init__(
-        self,
-        code: FaultCode,
-        reason: str,
-        *,
-        status: int | None = None,
-        detail: etree._Element | None = None,
-        not_understood: tuple[str, ...] = (),
-        headers: dict[str, str] | None = None,
-        subcode: str | None = None,
-    ) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = _printable(reason)
-        self.status = status
-        self.detail = detail
-        self.not_understood = not_understood  # Clark names of the header blocks
-        self.headers = headers or {}
-        # A Clark name refining the code: the SOAP 1.2 Subcode, and the SOAP 1.1 faultcode itself
-        # (WS-Security's faults: WSS SOAP Message Security 1.1, 12).
-        self.subcode = subcode
+    code: FaultCode
+    reason: str
+    _: KW_ONLY
+    status: int | None = None
+    detail: etree._Element | None = None
+    not_understood: tuple[str, ...] = ()  # Clark names of the header blocks
+    headers: dict[str, str] = field(default_factory=dict)
+    # A Clark name refining the code: the SOAP 1.2 Subcode, and the SOAP 1.1 faultcode itself
+    # (WS-Security's faults: WSS SOAP Message Security 1.1, 12).
+    subcode: str | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.reason)
+        self.reason = _printable(self.reason)
 
     def http_status(self, version: SoapVersion) -> int:
         if self.status is not None:
@@ -62,18 +57,38 @@ class SoapFault(Exception):
         return 400 if version is SOAP12 and self.code is FaultCode.SENDER else 500
 
 
-def sender_fault(reason: str, *, status: int | None = None, **kwargs) -> SoapFault:
-    return SoapFault(FaultCode.SENDER, reason, status=status, **kwargs)
+def sender_fault(reason: str, **kwargs) -> SoapFault:
+    return SoapFault(FaultCode.SENDER, reason, **kwargs)
 
 
 def render_fault(fault: SoapFault, version: SoapVersion) -> bytes:
     envelope = etree.Element(version.tag("Envelope"), nsmap={"env": version.envelope_ns})
     _add_fault_headers(envelope, fault, version)
     body = etree.SubElement(envelope, version.tag("Body"))
+    element = etree.SubElement(body, version.tag("Fault"))
+    code_name = {FaultCode.SENDER: version.sender_code, FaultCode.RECEIVER: version.receiver_code}
+    code_text = f"env:{code_name.get(fault.code, fault.code.value)}"
     if version is SOAP12:
-        _add_soap12_fault(body, fault)
+        code = etree.SubElement(element, SOAP12.tag("Code"))
+        etree.SubElement(code, SOAP12.tag("Value")).text = code_text
+        if fault.subcode is not None:
+            subcode = etree.SubElement(code, SOAP12.tag("Subcode"))
+            _qname_child(subcode, SOAP12.tag("Value"), fault.subcode)
+        reason = etree.SubElement(element, SOAP12.tag("Reason"))
+        text = etree.SubElement(reason, SOAP12.tag("Text"))
+        detail_tag = SOAP12.tag("Detail")
     else:
-        _add_soap11_fault(body, fault)
+        # SOAP 1.1, 4.4: faultcode, faultstring and detail are unqualified.
+        if fault.subcode is not None:
+            _qname_child(element, "faultcode", fault.subcode)
+        else:
+            etree.SubElement(element, "faultcode").text = code_text
+        text = etree.SubElement(element, "faultstring")
+        detail_tag = "detail"
+    text.set(XML_LANG, "en")
+    text.text = fault.reason
+    if fault.detail is not None:
+        etree.SubElement(element, detail_tag).append(fault.detail)
     return etree.tostring(envelope, xml_declaration=True, encoding="utf-8")
 
 
@@ -86,14 +101,6 @@ def calculation_failure(
     etree.SubElement(failure, f"{{{namespace}}}ErrorCode").text = str(error_code)
     etree.SubElement(failure, f"{{{namespace}}}Reason").text = reason
     return failure
-
-
-def _code_name(fault: SoapFault, version: SoapVersion) -> str:
-    if fault.code is FaultCode.SENDER:
-        return version.sender_code
-    if fault.code is FaultCode.RECEIVER:
-        return version.receiver_code
-    return fault.code.value
 
 
 def _add_fault_headers(envelope: etree._Element, fault: SoapFault, version: SoapVersion) -> None:
@@ -112,48 +119,20 @@ def _add_fault_headers(envelope: etree._Element, fault: SoapFault, version: Soap
                 upgrade, SOAP12.tag("SupportedEnvelope"), nsmap={prefix: supported.envelope_ns}
             )
             element.set("qname", f"{prefix}:Envelope")
-    for clark in not_understood:
-        namespace, _, local = clark[1:].partition("}")
-        element = etree.SubElement(header, version.tag("NotUnderstood"), nsmap={"q": namespace})
-        element.set("qname", f"q:{local}")
+    for clark in map(etree.QName, not_understood):
+        element = etree.SubElement(
+            header, version.tag("NotUnderstood"), nsmap={"q": clark.namespace}
+        )
+        element.set("qname", f"q:{clark.localname}")
 
 
-def _add_soap12_fault(body: etree._Element, fault: SoapFault) -> None:
-    element = etree.SubElement(body, SOAP12.tag("Fault"))
-    code = etree.SubElement(element, SOAP12.tag("Code"))
-    etree.SubElement(code, SOAP12.tag("Value")).text = f"env:{_code_name(fault, SOAP12)}"
-    if fault.subcode is not None:
-        subcode = etree.SubElement(code, SOAP12.tag("Subcode"))
-        _qname_child(subcode, SOAP12.tag("Value"), fault.subcode)
-    reason = etree.SubElement(element, SOAP12.tag("Reason"))
-    text = etree.SubElement(reason, SOAP12.tag("Text"))
-    text.set(XML_LANG, "en")
-    text.text = fault.reason
-    if fault.detail is not None:
-        etree.SubElement(element, SOAP12.tag("Detail")).append(fault.detail)
-
-
-def _add_soap11_fault(body: etree._Element, fault: SoapFault) -> None:
-    element = etree.SubElement(body, SOAP11.tag("Fault"))
-    # SOAP 1.1, 4.4: faultcode, faultstring and detail are unqualified.
-    if fault.subcode is not None:
-        _qname_child(element, "faultcode", fault.subcode)
-    else:
-        etree.SubElement(element, "faultcode").text = f"env:{_code_name(fault, SOAP11)}"
-    string = etree.SubElement(element, "faultstring")
-    string.set(XML_LANG, "en")
-    string.text = fault.reason
-    if fault.detail is not None:
-        etree.SubElement(element, "detail").append(fault.detail)
-
-
-def _qname_child(parent: etree._Element, tag: str, clark: str) -> etree._Element:
+def _qname_child(parent: etree._Element, tag: str, clark: str) -> None:
     """A child whose text is the QName `clark` (a Clark name), its prefix declared on it."""
-    namespace, _, local = clark[1:].partition("}")
-    prefix = _PREFIXES.get(namespace, "sub")
-    child = etree.SubElement(parent, tag, nsmap={prefix: namespace})
-    child.text = f"{prefix}:{local}"
-    return child
+    name = etree.QName(clark)
+    prefix = _PREFIXES.get(name.namespace, "sub")
+    etree.SubElement(
+        parent, tag, nsmap={prefix: name.namespace}
+    ).text = f"{prefix}:{name.localname}"
 
 
 def _printable(text: str) -> str:
