@@ -30,10 +30,11 @@ logger = logging.getLogger(__name__)
 ALLOW = "GET, HEAD, POST"
 MAX_URI_CHARS = 3000
 _UTF8 = frozenset({"utf-8", "utf8"})
+# In the order they are looked for in the query string.
 _DESCRIPTION_TYPES = {
-    "wsdl": "text/xml",
     # The media type WSDL 2.0 registers (WSDL 2.0 part 1, appendix A).
     "wsdl2": "application/wsdl+xml",
+    "wsdl": "text/xml",
 }
 # A browser saves application/wsdl+xml and application/soap+xml as a file (named after the
 # path: "calculator") but shows XML labelled as XML (text/xml, the WSDL 1.1's type, too). A
@@ -59,9 +60,8 @@ def calculator(request: HttpRequest) -> HttpResponse:
             return _get(request)
         if method == "HEAD":
             response = _get(request)
-            length = len(response.content)
+            response["Content-Length"] = str(len(response.content))
             response.content = b""
-            response["Content-Length"] = str(length)
             return response
         raise sender_fault(
             f"Method {method} is not allowed here", status=405, headers={"Allow": ALLOW}
@@ -111,16 +111,14 @@ def _get(request: HttpRequest) -> HttpResponse:
         raise sender_fault("The query string has too many fields") from None
     namespace = settings.SOAP_NAMESPACE
     request_schema(namespace)
-    for kind in ("wsdl2", "wsdl"):
+    for kind, media_type in _DESCRIPTION_TYPES.items():
         if kind in names:
             address = request.build_absolute_uri(reverse("soap-calculator"))
             # A description is served whatever the Accept header.
-            media_type = (
-                _labelled_for(request, _DESCRIPTION_TYPES[kind]) or _DESCRIPTION_TYPES[kind]
-            )
+            labelled = _labelled_for(request, media_type) or media_type
             response = HttpResponse(
                 render_description(kind, namespace, address, settings.SOAP_WSSE_REQUIRED),
-                content_type=f"{media_type}; charset=utf-8",
+                content_type=f"{labelled}; charset=utf-8",
             )
             patch_vary_headers(response, ("Accept",))
             return response
@@ -141,20 +139,15 @@ def _get(request: HttpRequest) -> HttpResponse:
         if labelled == _PLAIN_XML:
             response["Content-Type"] = f"{_PLAIN_XML}; charset=utf-8"
     else:
-        response = _help_page(request, namespace)
+        context = {
+            "address": request.build_absolute_uri(reverse("soap-calculator")),
+            "namespace": namespace,
+            "soap_action": soap_action(namespace),
+            "max_body_bytes": settings.SOAP_MAX_BODY_BYTES,
+        }
+        response = render(request, "soapcalc/help.html", context)
     patch_vary_headers(response, ("Accept",))
     return response
-
-
-def _help_page(request: HttpRequest, namespace: str) -> HttpResponse:
-    address = request.build_absolute_uri(reverse("soap-calculator"))
-    context = {
-        "address": address,
-        "namespace": namespace,
-        "soap_action": soap_action(namespace),
-        "max_body_bytes": settings.SOAP_MAX_BODY_BYTES,
-    }
-    return render(request, "soapcalc/help.html", context)
 
 
 def _read_body(request: HttpRequest) -> bytes:
