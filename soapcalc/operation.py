@@ -50,8 +50,7 @@ def answer_envelope(
     payloads = [child for child in envelope.body if isinstance(child.tag, str)]
     if len(payloads) != 1:
         raise sender_fault("The Body must hold exactly one AddValues element")
-    first, second = _read_add_values(payloads[0], namespace)
-    return render_result(version, namespace, _add(first, second, namespace))
+    return _answer(payloads[0], version, namespace)
 
 
 def answer_query(
@@ -77,8 +76,7 @@ def answer_query(
                 etree.SubElement(request, f"{{{namespace}}}{name}").text = values[0]
             except ValueError:
                 raise sender_fault(f"{name} holds characters XML cannot carry") from None
-    first, second = _read_add_values(request, namespace)
-    return render_result(SOAP12, namespace, _add(first, second, namespace))
+    return _answer(request, SOAP12, namespace)
 
 
 def _check_action(version: SoapVersion, namespace: str, action: str | None) -> None:
@@ -96,7 +94,8 @@ def _check_action(version: SoapVersion, namespace: str, action: str | None) -> N
         raise sender_fault(f"The action {action!r} is not this operation's ({expected})")
 
 
-def _read_add_values(request: etree._Element, namespace: str) -> tuple[int, int]:
+def _answer(request: etree._Element, version: SoapVersion, namespace: str) -> bytes:
+    """The response to an AddValues element, validated against the schema before it is read."""
     schema = request_schema(namespace)
     if not schema.validate(request):
         error = schema.error_log.last_error
@@ -106,13 +105,11 @@ def _read_add_values(request: etree._Element, namespace: str) -> tuple[int, int]
         raise sender_fault("The Body must hold an AddValues element; no other operation exists")
     # Valid, so exactly FirstValue then SecondValue, each an xs:int in ASCII digits. itertext()
     # because a comment may split the digits, and the schema read them joined.
-    first, second = (child for child in request if isinstance(child.tag, str))
-    return int("".join(first.itertext())), int("".join(second.itertext()))
-
-
-def _add(first: int, second: int, namespace: str) -> int:
+    first, second = (
+        int("".join(child.itertext())) for child in request if isinstance(child.tag, str)
+    )
     try:
-        return add_values(first=first, second=second)
+        result = add_values(first=first, second=second)
     except CalculationOverflow as overflow:
         detail = calculation_failure(
             namespace=namespace,
@@ -122,3 +119,4 @@ def _add(first: int, second: int, namespace: str) -> int:
         )
         # The WSDL 2.0 binding maps CalculationFault to soap:Sender: the values were the client's.
         raise SoapFault(FaultCode.SENDER, f"CalculationFault: {overflow}", detail=detail) from None
+    return render_result(version, namespace, result)
