@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
@@ -56,38 +55,17 @@ MAX_NONCE_CHARS = 256
 UNDERSTOOD_HEADERS = frozenset({SECURITY})
 
 
-@dataclass(frozen=True)
-class UsernameToken:
-    username: str
-    password: str | None
-    password_type: str
-    nonce: bytes | None
-    created: datetime | None
-
-
 def authenticate(
     header: etree._Element | None, version: SoapVersion, *, required: bool
 ) -> AccessToken | None:
-    """The access token a request's Security header proves, None when it has none and none is
-    required; any other outcome is a SoapFault."""
-    token = read_username_token(header, version)
-    if token is None:
+    """The access token that the UsernameToken of the one Security block aimed at this node
+    proves, None when there is no such block and none is required; any other outcome is a
+    SoapFault."""
+    blocks = [] if header is None else [b for b in header if b.tag == SECURITY]
+    blocks = [block for block in blocks if aimed_at_us(block, version)]
+    if not blocks:
         if required:
             raise _failed("This service requires a wsse:Security header with a UsernameToken")
-        return None
-    return check_username_token(token)
-
-
-def read_username_token(
-    header: etree._Element | None, version: SoapVersion
-) -> UsernameToken | None:
-    """The UsernameToken of the one Security block aimed at this node, or None without one."""
-    blocks = (
-        [b for b in header if b.tag == SECURITY and aimed_at_us(b, version)]
-        if header is not None
-        else []
-    )
-    if not blocks:
         return None
     if len(blocks) > 1:
         raise _invalid("More than one wsse:Security header block is aimed at this service")
@@ -104,30 +82,52 @@ def read_username_token(
             )
     if len(tokens) != 1:
         raise _invalid("The Security header must hold exactly one UsernameToken")
-    return _read_token(tokens[0])
+    return _check_token(tokens[0])
 
 
-def check_username_token(token: UsernameToken) -> AccessToken:
-    if token.password_type != PASSWORD_TEXT:
+def _check_token(element: etree._Element) -> AccessToken:
+    found: dict[str, etree._Element] = {}
+    for child in _elements(element):
+        name = etree.QName(child).localname
+        if child.tag not in (USERNAME, PASSWORD, NONCE, CREATED):
+            raise _invalid(f"The UsernameToken holds an unexpected {name}")
+        if child.tag in found:
+            raise _invalid(f"The UsernameToken holds more than one {name}")
+        found[child.tag] = child
+    if USERNAME not in found:
+        raise _invalid("The UsernameToken has no Username")
+    username = _text(found[USERNAME])
+    if not username or len(username) > MAX_USERNAME_CHARS:
+        raise _failed("The username or the access token is wrong")
+    password, nonce, created = found.get(PASSWORD), found.get(NONCE), found.get(CREATED)
+    if nonce is not None and created is None:
+        raise _invalid("A Nonce needs a Created, so that it need only be remembered for a while")
+    # The whole token is read, and a malformed one refused, before any of it is checked.
+    plain = None if password is None else _text(password)
+    nonce_bytes = None if nonce is None else _nonce(nonce)
+    created_at = None if created is None else _instant(created)
+
+    # WSS UsernameToken Profile 1.1, 3.1: PasswordText when no Type is given.
+    if password is not None and (password.get("Type") or PASSWORD_TEXT).strip() != PASSWORD_TEXT:
         raise security_fault(
             UNSUPPORTED_TOKEN,
             "Only PasswordText is accepted: the password is an access token, sent over TLS",
         )
-    if token.password is None:
+    if plain is None:
         raise _failed("The UsernameToken has no Password")
-    if token.created is not None:
+    if created_at is not None:
         now = timezone.now()
-        if token.created < now - CREATED_WINDOW:
+        if created_at < now - CREATED_WINDOW:
             raise _failed("The UsernameToken was created more than 5 minutes ago")
-        if token.created > now + CLOCK_SKEW:
+        if created_at > now + CLOCK_SKEW:
             raise _failed("The UsernameToken was created in the future")
-    access = token_authenticate(plain=token.password, username=token.username)
+    access = token_authenticate(plain=plain, username=username)
     # One answer for an unknown user, a wrong token and someone else's token.
     if access is None:
         raise _failed("The username or the access token is wrong")
     # Only after the credentials hold, so that nobody without them can fill the cache.
-    if token.nonce is not None and not cache.add(
-        _nonce_key(token.nonce), 1, timeout=NONCE_MEMORY_SECONDS
+    if nonce_bytes is not None and not cache.add(
+        _nonce_key(nonce_bytes), 1, timeout=NONCE_MEMORY_SECONDS
     ):
         raise _failed("This Nonce was used before: the message is a replay")
     return access
@@ -149,37 +149,6 @@ def _elements(parent: etree._Element) -> list[etree._Element]:
     if holds_text(parent):
         raise _invalid(f"The {etree.QName(parent).localname} holds text among its elements")
     return [child for child in parent if isinstance(child.tag, str)]
-
-
-def _read_token(element: etree._Element) -> UsernameToken:
-    found: dict[str, etree._Element] = {}
-    for child in _elements(element):
-        if child.tag not in (USERNAME, PASSWORD, NONCE, CREATED):
-            name = etree.QName(child).localname
-            raise _invalid(f"The UsernameToken holds an unexpected {name}")
-        if child.tag in found:
-            name = etree.QName(child).localname
-            raise _invalid(f"The UsernameToken holds more than one {name}")
-        found[child.tag] = child
-    if USERNAME not in found:
-        raise _invalid("The UsernameToken has no Username")
-    username = _text(found[USERNAME])
-    if not username or len(username) > MAX_USERNAME_CHARS:
-        raise _failed("The username or the access token is wrong")
-    password = found.get(PASSWORD)
-    # WSS UsernameToken Profile 1.1, 3.1: PasswordText when no Type is given.
-    password_type = PASSWORD_TEXT if password is None else password.get("Type") or PASSWORD_TEXT
-    nonce = found.get(NONCE)
-    created = found.get(CREATED)
-    if nonce is not None and created is None:
-        raise _invalid("A Nonce needs a Created, so that it need only be remembered for a while")
-    return UsernameToken(
-        username=username,
-        password=_text(password) if password is not None else None,
-        password_type=password_type.strip(),
-        nonce=_nonce(nonce) if nonce is not None else None,
-        created=_instant(created) if created is not None else None,
-    )
 
 
 def _text(element: etree._Element) -> str:
@@ -210,11 +179,10 @@ def _instant(element: etree._Element) -> datetime:
     except ValueError:
         instant = None
     if instant is None or instant.tzinfo is None or "T" not in text:
-        raise _invalid(f"{name} must be a date and time with its time zone, such as {_EXAMPLE}")
+        raise _invalid(
+            f"{name} must be a date and time with its time zone, such as 2026-01-01T12:00:00Z"
+        )
     return instant
-
-
-_EXAMPLE = "2026-01-01T12:00:00Z"
 
 
 def _check_timestamp(element: etree._Element) -> None:
