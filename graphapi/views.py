@@ -84,9 +84,8 @@ class SiteGraphQLView(GraphQLView):
             # Its dispatch is decorated with ensure_csrf_cookie; this surface uses no cookie.
             response.cookies.pop(settings.CSRF_COOKIE_NAME, None)
         response["Vary"] = "Accept"
-        if graphiql:
-            return response
-        response["Content-Type"] = self.response_media_type(request)
+        if not graphiql:
+            response["Content-Type"] = self.response_media_type(request)
         return response
 
     def _answer(self, request: HttpRequest, response: HttpResponse, message: str) -> HttpResponse:
@@ -213,9 +212,8 @@ class SiteGraphQLView(GraphQLView):
         # A resolver fault: its text may name internals (SQL, paths), so only the log has it.
         graphql_errors("internal")
         logger.error("GraphQL resolver failed at %s", error.path, exc_info=original)
-        formatted = error.formatted
-        formatted.pop("extensions", None)
-        return {**formatted, "message": INTERNAL_ERROR}
+        kept = {name: value for name, value in error.formatted.items() if name != "extensions"}
+        return kept | {"message": INTERNAL_ERROR}
 
 
 def _check_request_parameters(

@@ -74,9 +74,9 @@ def parse_document(body: bytes) -> etree._Element:
 
 def _syntax_message(log: etree._ListErrorLog) -> str:
     # Only libxml2's message and position: never the "file name" part of str(error).
-    entry = log[0] if log else None
-    if entry is None:
+    if not log:
         return "unreadable document"
+    entry = log[0]
     return f"{entry.message.strip()} (line {entry.line}, column {entry.column})"
 
 
