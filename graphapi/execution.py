@@ -15,10 +15,6 @@ STARTED_ATTRIBUTE = "graphql_started_at"
 _EXCEEDED_ATTRIBUTE = "graphql_budget_exceeded"
 
 
-class TimeBudgetExceeded(GraphQLError):
-    pass
-
-
 class TimeBudget:
     """graphql-core field middleware: the deadline checked before each field."""
 
@@ -31,7 +27,7 @@ class TimeBudget:
             budget_ms = settings.GRAPHQL_TIME_BUDGET_MS
             if time.monotonic() < getattr(request, STARTED_ATTRIBUTE) + budget_ms / 1000:
                 return next_(root, info, **args)
-            exceeded = TimeBudgetExceeded(
+            exceeded = GraphQLError(
                 f"The query ran out of its time budget of {budget_ms} ms.",
                 info.field_nodes,
                 path=info.path.as_list(),

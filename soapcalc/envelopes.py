@@ -108,7 +108,7 @@ class OpenedEnvelope:
 
 def open_envelope(root: etree._Element, version: SoapVersion) -> OpenedEnvelope:
     """Check the Envelope/Header/Body structure of the version the media type named."""
-    if root.tag != version.envelope_tag:
+    if root.tag != version.tag("Envelope"):
         if etree.QName(root).localname == "Envelope":
             other = BY_ENVELOPE_NS.get(etree.QName(root).namespace or "")
             said = f"a SOAP {other.name} envelope" if other else "an envelope in another namespace"

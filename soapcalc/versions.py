@@ -19,10 +19,6 @@ class SoapVersion:
     our_roles: frozenset[str]
 
     @property
-    def envelope_tag(self) -> str:
-        return f"{{{self.envelope_ns}}}Envelope"
-
-    @property
     def content_type(self) -> str:
         return f"{self.media_type}; charset=utf-8"
 

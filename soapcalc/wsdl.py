@@ -52,7 +52,12 @@ def render_description(
     The UsernameToken policy is marked wsp:Optional (WS-Policy 1.5, 4.3.1: an alternative with
     and one without it) unless the service requires the token (SOAP_WSSE_REQUIRED).
     """
-    _check_namespace(namespace)
+    # The namespace lands in xmlns declarations, which libxml2 insists be URIs (RFC 3986); a
+    # value that is not one must stop the process at start-up, not break every request.
+    if not _URI.fullmatch(namespace):
+        raise ServiceMisconfigured(
+            "SOAP_NAMESPACE must be an absolute URI, such as urn:x or http://..."
+        )
     text = _TEMPLATES[kind].substitute(
         namespace=escape(namespace, _ATTRIBUTE_ENTITIES),
         address=escape(address, _ATTRIBUTE_ENTITIES),
@@ -97,12 +102,3 @@ def request_schema(namespace: str) -> etree.XMLSchema:
             raise ServiceMisconfigured("the request schema does not compile") from error
         schemas[namespace] = schema
     return schema
-
-
-def _check_namespace(namespace: str) -> None:
-    # The namespace lands in xmlns declarations, which libxml2 insists be URIs (RFC 3986); a
-    # value that is not one must stop the process at start-up, not break every request.
-    if not _URI.fullmatch(namespace):
-        raise ServiceMisconfigured(
-            "SOAP_NAMESPACE must be an absolute URI, such as urn:x or http://..."
-        )
