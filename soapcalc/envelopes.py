@@ -60,11 +60,9 @@ def parse_document(body: bytes) -> etree._Element:
         raise sender_fault(reason) from None
     # libxml2 only logs namespace errors (an undeclared prefix, a malformed xmlns) and goes on,
     # leaving tags such as "x:H" in no namespace; such a document is not XML with namespaces.
-    if xml_parser.error_log:
-        errors = xml_parser.error_log.filter_from_errors()
-        if errors:
-            reason = f"The request is not namespace-well-formed XML: {_syntax_message(errors)}"
-            raise sender_fault(reason)
+    if errors := xml_parser.error_log.filter_from_errors():
+        reason = f"The request is not namespace-well-formed XML: {_syntax_message(errors)}"
+        raise sender_fault(reason)
     docinfo = root.getroottree().docinfo
     if docinfo.internalDTD is not None or docinfo.doctype:
         raise sender_fault("A document type declaration (DOCTYPE) is not allowed")
@@ -86,14 +84,11 @@ def _check_tree(root: etree._Element) -> None:
             raise _processing_instruction()
     depth = 0
     for event, _node in etree.iterwalk(root, events=("start", "end", "pi")):
-        if event == "start":
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise sender_fault(f"The document is nested deeper than {MAX_DEPTH} elements")
-        elif event == "end":
-            depth -= 1
-        elif event == "pi":
+        if event == "pi":
             raise _processing_instruction()
+        depth += 1 if event == "start" else -1
+        if depth > MAX_DEPTH:
+            raise sender_fault(f"The document is nested deeper than {MAX_DEPTH} elements")
 
 
 def _processing_instruction() -> SoapFault:
