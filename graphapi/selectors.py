@@ -52,25 +52,17 @@ def article_for_reading(*, blog_id: str, article_id: str) -> Article | None:
     return tags.with_tag_names(articles).first()
 
 
-def _checked(
-    page_index: int | None, page_size: int | None, q: str | None, sort: str | None
-) -> tuple[int, int, str | None, str | None]:
-    """The arguments of a page of articles as REST checks them; a GraphQL error naming the bad
-    one otherwise (REST answers a 400 problem). An explicit null is the argument's default, as
-    it is for q and sort (the arguments are nullable: the schema's defaults apply only to an
-    argument left out)."""
+def _paging(page_index: int | None, page_size: int | None) -> tuple[int, int]:
+    """A page's number and size as REST checks them; a GraphQL error naming the bad one otherwise
+    (REST answers a 400 problem). An explicit null is the argument's default, as it is for q and
+    sort (the arguments are nullable: the schema's defaults apply only to an argument left out)."""
     page_index = 1 if page_index is None else page_index
     page_size = settings.PAGE_SIZE_DEFAULT if page_size is None else page_size
     if page_index < 1:
         raise GraphQLError("pageIndex must be a positive integer.")
     if not 1 <= page_size <= settings.PAGE_SIZE_MAX:
         raise GraphQLError(f"pageSize must be 1 to {settings.PAGE_SIZE_MAX}.")
-    try:
-        query = search.clean_query(q)
-        order = search.clean_sort(sort, query=query)
-    except search.SearchError as error:
-        raise GraphQLError(str(error)) from None
-    return page_index, page_size, query, order
+    return page_index, page_size
 
 
 def blog_article_page(
@@ -82,12 +74,15 @@ def blog_article_page(
     sort: str | None = None,
     tag: str | None = None,
 ) -> Page[Article]:
-    """A page of the blog's live articles (articles.search): a few queries, the same whatever
-    the page size; each article's blog is this one (no query per article)."""
-    page_index, page_size, query, order = _checked(page_index, page_size, q, sort)
-    if tag is not None and not tags.tag_slug_is_valid(tag):
-        raise GraphQLError("tag is a tag's slug (as the blog's tags show it).")
+    """A page of the blog's live articles (articles.search), its arguments checked as REST's: a
+    few queries, the same whatever the page size; each article's blog is this one (no query per
+    article)."""
+    page_index, page_size = _paging(page_index, page_size)
     try:
+        query = search.clean_query(q)
+        order = search.clean_sort(sort, query=query)
+        if tag is not None and not tags.tag_slug_is_valid(tag):
+            raise GraphQLError("tag is a tag's slug (as the blog's tags show it).")
         return search.blog_article_page(
             blog=blog,
             query=query,
@@ -96,7 +91,8 @@ def blog_article_page(
             page_size=page_size,
             tag=tag,
         )
-    except (search.SearchError, PageTooSlow) as error:  # a search too broad, a busy database
+    # A bad q or sort, a search too broad, a busy database.
+    except (search.SearchError, PageTooSlow) as error:
         raise GraphQLError(str(error)) from None
 
 
@@ -136,5 +132,5 @@ def _selects(info: GraphQLResolveInfo, name: str) -> bool:
 
 def blog_tags(*, blog: Blog, page_index: int | None, page_size: int | None) -> list:
     """A page of the blog's tags with their counts (articles.tags.tag_page), checked as REST."""
-    page_index, page_size, _, _ = _checked(page_index, page_size, None, None)
+    page_index, page_size = _paging(page_index, page_size)
     return list(tags.tag_page(blog_id=blog.pk, page_index=page_index, page_size=page_size).items)
