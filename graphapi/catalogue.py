@@ -142,19 +142,11 @@ def _stored_token() -> uuid.UUID | None:
 # --- Building ----------------------------------------------------------------------------------
 
 
-def _columns(record: type) -> tuple[str, ...]:
-    """The fields read from the record's table: those without a default (relations have one)."""
-    return tuple(f.name for f in fields(record) if f.default is MISSING)
-
-
 def _lists(record: type) -> tuple[str, ...]:
     """The list relations, attached once every record exists."""
     return tuple(f.name for f in fields(record) if f.default == ())
 
 
-_PLANET_FIELDS = _columns(PlanetRecord)
-_PERSON_FIELDS = _columns(PersonRecord)
-_FILM_FIELDS = _columns(FilmRecord)
 _LISTS = {record: _lists(record) for record in (FilmRecord, PlanetRecord, PersonRecord)}
 
 
@@ -166,17 +158,17 @@ def build(token: uuid.UUID | None) -> Catalogue:
     """
     # Records hash by identity (eq=False).
     links: defaultdict[tuple[Any, str], list[Any]] = defaultdict(list)
-    planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, _PLANET_FIELDS)}
+    planets = {row["id"]: PlanetRecord(**row) for row in _rows(Planet, PlanetRecord)}
     people: dict[int, PersonRecord] = {}
     # People come in id order, so each planet's residents do too.
-    for row in _rows(Person, (*_PERSON_FIELDS, "homeworld_id")):
+    for row in _rows(Person, PersonRecord, "homeworld_id"):
         homeworld = planets.get(row.pop("homeworld_id"))
         people[row["id"]] = person = PersonRecord(**row, homeworld=homeworld)
         if homeworld is not None:
             links[homeworld, "residents"].append(person)
     films = {
         row["id"]: FilmRecord(**row | {"release_date": row["release_date"].isoformat()})
-        for row in _rows(Film, _FILM_FIELDS)
+        for row in _rows(Film, FilmRecord)
     }
     for film, planet in _pairs(Film.planets.through, "film_id", films, "planet_id", planets):
         links[film, "planets"].append(planet)
@@ -211,8 +203,11 @@ def build(token: uuid.UUID | None) -> Catalogue:
     return catalogue
 
 
-def _rows(model: type[models.Model], fields: tuple[str, ...]) -> Iterable[dict[str, Any]]:
-    return model._default_manager.order_by("pk").values(*fields)
+def _rows(model: type[models.Model], record: type, *extra: str) -> Iterable[dict[str, Any]]:
+    """The record's fields from the model's table: those without a default (relations have one),
+    and the `extra` columns."""
+    columns = [f.name for f in fields(record) if f.default is MISSING]
+    return model._default_manager.order_by("pk").values(*columns, *extra)
 
 
 def _pairs(
