@@ -258,7 +258,8 @@ class ArticleType(DjangoObjectType):
 
 
 class Query(graphene.ObjectType):
-    hello = graphene.String(description="A fixed greeting.")
+    # Resolved by the default resolver, which answers its default_value on a None root.
+    hello = graphene.String(description="A fixed greeting.", default_value=GREETING)
     person = graphene.Field(
         PersonType,
         id=graphene.ID(required=True, description="The person's SWAPI number."),
@@ -292,10 +293,6 @@ class Query(graphene.ObjectType):
 
     class Meta:
         description = "The Star Wars films, planets and people, and the blogs' articles."
-
-    @staticmethod
-    def resolve_hello(root: None, info: graphene.ResolveInfo) -> str:
-        return GREETING
 
     @staticmethod
     def resolve_person(root: None, info: graphene.ResolveInfo, id: str) -> PersonRecord | None:
