@@ -172,10 +172,8 @@ class BlogType(DjangoObjectType):
         return blog_article_page(blog=blog, **arguments)
 
     @staticmethod
-    def resolve_tags(
-        blog: Blog, info: graphene.ResolveInfo, page_index: int | None, page_size: int | None
-    ) -> list:
-        return blog_tags(blog=blog, page_index=page_index, page_size=page_size)
+    def resolve_tags(blog: Blog, info: graphene.ResolveInfo, **arguments) -> list:
+        return blog_tags(blog=blog, **arguments)
 
 
 class RevisionType(graphene.ObjectType):
