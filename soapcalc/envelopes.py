@@ -113,7 +113,7 @@ def open_envelope(root: etree._Element, version: SoapVersion) -> OpenedEnvelope:
             )
         raise sender_fault("The document element is not a SOAP Envelope")
     _refuse_text(root, "Envelope")
-    children = [child for child in root if isinstance(child.tag, str)]
+    children = list(root.iterchildren(etree.Element))
     header = None
     if children and children[0].tag == version.tag("Header"):
         header = children.pop(0)
@@ -159,9 +159,7 @@ def check_must_understand(
         return
     must_understand = version.tag("mustUnderstand")
     not_understood = []
-    for block in header:
-        if not isinstance(block.tag, str):
-            continue
+    for block in header.iterchildren(etree.Element):
         if etree.QName(block).namespace is None:
             raise sender_fault("Header blocks must be namespace-qualified")
         flag = block.get(must_understand, "false").strip()

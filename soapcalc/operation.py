@@ -47,7 +47,7 @@ def answer_envelope(
     _check_action(version, namespace, action)
     check_must_understand(envelope.header, version, understood=UNDERSTOOD_HEADERS)
     authenticate(envelope.header, version, required=security_required)
-    payloads = [child for child in envelope.body if isinstance(child.tag, str)]
+    payloads = list(envelope.body.iterchildren(etree.Element))
     if len(payloads) != 1:
         raise sender_fault("The Body must hold exactly one AddValues element")
     return _answer(payloads[0], version, namespace)
@@ -106,7 +106,7 @@ def _answer(request: etree._Element, version: SoapVersion, namespace: str) -> by
     # Valid, so exactly FirstValue then SecondValue, each an xs:int in ASCII digits. itertext()
     # because a comment may split the digits, and the schema read them joined.
     first, second = (
-        int("".join(child.itertext())) for child in request if isinstance(child.tag, str)
+        int("".join(child.itertext())) for child in request.iterchildren(etree.Element)
     )
     try:
         result = add_values(first=first, second=second)

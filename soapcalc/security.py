@@ -148,7 +148,7 @@ def _invalid(reason: str) -> SoapFault:
 def _elements(parent: etree._Element) -> list[etree._Element]:
     if holds_text(parent):
         raise _invalid(f"The {etree.QName(parent).localname} holds text among its elements")
-    return [child for child in parent if isinstance(child.tag, str)]
+    return list(parent.iterchildren(etree.Element))
 
 
 def _text(element: etree._Element) -> str:
