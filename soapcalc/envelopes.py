@@ -148,9 +148,7 @@ def aimed_at_us(block: etree._Element, version: SoapVersion) -> bool:
 
 
 def check_must_understand(
-    header: etree._Element | None,
-    version: SoapVersion,
-    understood: frozenset[str] = frozenset(),
+    header: etree._Element | None, version: SoapVersion, understood: frozenset[str]
 ) -> None:
     """SOAP 1.2 part 1, 2.6 / SOAP 1.1, 4.2.3: a block aimed at this node with mustUnderstand on
     whose Clark name is not in `understood` is a MustUnderstand fault; any other block is left to

@@ -45,7 +45,7 @@ def answer_envelope(
     """
     envelope = open_envelope(parse_document(body), version)
     _check_action(version, namespace, action)
-    check_must_understand(envelope.header, version, understood=UNDERSTOOD_HEADERS)
+    check_must_understand(envelope.header, version, UNDERSTOOD_HEADERS)
     authenticate(envelope.header, version, required=security_required)
     payloads = list(envelope.body.iterchildren(etree.Element))
     if len(payloads) != 1:
