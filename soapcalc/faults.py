@@ -130,9 +130,8 @@ def _qname_child(parent: etree._Element, tag: str, clark: str) -> None:
     """A child whose text is the QName `clark` (a Clark name), its prefix declared on it."""
     name = etree.QName(clark)
     prefix = _PREFIXES.get(name.namespace, "sub")
-    etree.SubElement(
-        parent, tag, nsmap={prefix: name.namespace}
-    ).text = f"{prefix}:{name.localname}"
+    child = etree.SubElement(parent, tag, nsmap={prefix: name.namespace})
+    child.text = f"{prefix}:{name.localname}"
 
 
 def _printable(text: str) -> str:
