@@ -25,27 +25,8 @@ MARKDOWN = "markdown"
 # What CommonMark produces, and nothing else (no tables, no style, no class but a code block's
 # language, no id, no iframe, no form).
 ALLOWED_TAGS = frozenset(
-    {
-        "p",
-        "br",
-        "hr",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "blockquote",
-        "pre",
-        "code",
-        "em",
-        "strong",
-        "ul",
-        "ol",
-        "li",
-        "a",
-        "img",
-    }
+    {"p", "br", "hr", "blockquote", "pre", "code", "em", "strong", "ul", "ol", "li", "a", "img"}
+    | {f"h{level}" for level in range(1, 7)}
 )
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
@@ -141,16 +122,13 @@ def _markdown_text(content: str) -> str:
     for token in _MARKDOWN.parse(content):
         if token.type == "inline":
             for child in token.children or ():
-                if child.type in ("text", "code_inline", "html_inline"):
+                if child.type in ("text", "code_inline", "html_inline", "image"):
                     parts.append(child.content)
                 elif child.type in ("softbreak", "hardbreak"):
                     parts.append(" ")
-                elif child.type == "image":
-                    parts.append(child.content)
             parts.append(" ")
         elif token.type in ("code_block", "fence", "html_block"):
-            parts.append(token.content)
-            parts.append(" ")
+            parts += (token.content, " ")
     return "".join(parts)
 
 

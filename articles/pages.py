@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -70,6 +71,16 @@ class Row(Func):
     output_field = models.Field()
 
 
+def _on_cache(failure: str, operation: Callable[..., Any], *args: Any) -> Any:
+    """`operation(*args)` on the shared cache, or None when the cache is unreachable: pages are
+    then read without the boundaries, and walk instead."""
+    try:
+        return operation(*args)
+    except Exception:
+        logger.warning("%s: cache unreachable", failure, exc_info=True)
+        return None
+
+
 def _blog_prefix(blog: Blog) -> str:
     # The blog's creation time tells it from a blog of the same id in another database that
     # shares the cache (the benchmark's), whose revisions may have the same numbers.
@@ -102,14 +113,16 @@ def order_changed(*, blog: Blog, before: Article | None, after: Article | None) 
         column: (_sort_key(before, column), _sort_key(after, column)) for column in ORDER_COLUMNS
     }
     key = _change_key(blog, blog.revision)
-
-    def remember() -> None:
-        try:
-            cache.set(key, change, BOUNDARIES_SECONDS)
-        except Exception:  # a read across this change walks
-            logger.warning("page boundaries' change not kept: cache unreachable", exc_info=True)
-
-    transaction.on_commit(remember)
+    transaction.on_commit(
+        partial(
+            _on_cache,
+            "page boundaries' change not kept",
+            cache.set,
+            key,
+            change,
+            BOUNDARIES_SECONDS,
+        )
+    )
 
 
 class Boundaries:
@@ -146,14 +159,14 @@ class Boundaries:
         """`keys` moved over the changes of `revisions`: each position moves down by one for
         each key that left from before it and up by one for each that entered before it; a
         boundary whose own article moved is dropped. Empty when a change is not remembered."""
-        try:
-            changes = cache.get_many([_change_key(self.blog, revision) for revision in revisions])
-        except Exception:
-            logger.warning("page boundaries' changes unreadable: cache unreachable", exc_info=True)
-            return {}
+        changes = _on_cache(
+            "page boundaries' changes unreadable",
+            cache.get_many,
+            [_change_key(self.blog, revision) for revision in revisions],
+        )
         # Each change must say how it moved this column (one remembered by a version of the
         # service that had no such order says nothing of it).
-        moved_here = [change.get(self.column) for change in changes.values()]
+        moved_here = [change.get(self.column) for change in (changes or {}).values()]
         if len(moved_here) != len(revisions) or None in moved_here:
             return {}
         moves = [(before, after) for before, after in moved_here if before != after]
@@ -190,17 +203,16 @@ class Boundaries:
             return
         if stored is not None and stored[0] == self.revision:
             self.keys = {**stored[1], **self.keys}
-        try:
-            cache.set(self.cache_key, (self.revision, self.keys), BOUNDARIES_SECONDS)
-        except Exception:  # the next read walks again
-            logger.warning("page boundaries not kept: cache unreachable", exc_info=True)
+        _on_cache(
+            "page boundaries not kept",
+            cache.set,
+            self.cache_key,
+            (self.revision, self.keys),
+            BOUNDARIES_SECONDS,
+        )
 
     def _stored(self) -> tuple[int, dict[int, Key]] | None:
-        try:
-            return cache.get(self.cache_key)
-        except Exception:  # the cache is down: pages are read without boundaries
-            logger.warning("page boundaries unreadable: cache unreachable", exc_info=True)
-            return None
+        return _on_cache("page boundaries unreadable", cache.get, self.cache_key)
 
 
 def _comparable(column: str, keys: list[Key], alias: str) -> Callable[[Key], Any]:
@@ -217,11 +229,6 @@ def _comparable(column: str, keys: list[Key], alias: str) -> Callable[[Key], Any
         cursor.execute(sorting, titles)
         rank = {title: number for number, (title,) in enumerate(cursor.fetchall())}
     return lambda key: (rank[key[0]], key[1])
-
-
-def _key_fields(order: tuple[str, ...]) -> tuple[str, ...]:
-    """The columns of the index that serves `order`, ascending: ("title", "id"), or ("id",)."""
-    return tuple(name.removeprefix("-") for name in order)
 
 
 def _from(live: QuerySet, fields: tuple[str, ...], key: tuple | None, *, forward: bool):
@@ -254,14 +261,9 @@ def _ids(
     first, last = span
     # The nearest known position at or before the page (else the first article, 0) and at or
     # after it (else the last, total - 1); a key of None is that end of the blog.
-    before = max(
-        ((p, k) for p, k in known.keys.items() if p <= first), default=(0, None), key=_position
-    )
-    after = min(
-        ((p, k) for p, k in known.keys.items() if p >= last),
-        default=(total - 1, None),
-        key=_position,
-    )
+    # (Positions are distinct: the keys themselves are never compared.)
+    before = max(((p, k) for p, k in known.keys.items() if p <= first), default=(0, None))
+    after = min(((p, k) for p, k in known.keys.items() if p >= last), default=(total - 1, None))
     forward = first - before[0] <= after[0] - last
     position, key = before if forward else after
     stride = settings.PAGE_BOUNDARY_STRIDE
@@ -291,10 +293,6 @@ def _ids(
     ]
 
 
-def _position(boundary: tuple[int, Any]) -> int:
-    return boundary[0]
-
-
 def article_page(
     *, blog: Blog, order: tuple[str, ...] = DEFAULT_ORDER, page_index: int, page_size: int
 ) -> Page[Article]:
@@ -310,7 +308,8 @@ def article_page(
     end = min(start + page_size, total)
     # Positions in the index's (ascending) order; a descending order reads them from the end.
     span = (total - end, total - 1 - start) if order[0].startswith("-") else (start, end - 1)
-    fields = _key_fields(order)
+    # The columns of the index that serves `order`, ascending: ("title", "id"), or ("id",).
+    fields = tuple(name.removeprefix("-") for name in order)
     near_an_end = min(span[0], total - 1 - span[1]) <= settings.PAGE_BOUNDARY_STRIDE
     # Where the router reads articles (the replica, when it may): the time bound's transaction
     # is opened there.

@@ -20,7 +20,7 @@ from django.db.models.expressions import RawSQL
 
 from articles import rankings
 from articles.models import Article
-from articles.pages import article_page, tagged_page
+from articles.pages import DEFAULT_ORDER, article_page, tagged_page
 from articles.rankings import Ranking, sorted_by
 from articles.selectors import past_every_table
 from articles.tags import with_tag_names
@@ -146,13 +146,9 @@ def _matching(articles: QuerySet, query: str) -> QuerySet:
 
 
 def _order(query: str | None, sort: str | None) -> tuple[Any, ...]:
-    if sort is None:
-        sort = RELEVANCE if query is not None else None
-    if sort == RELEVANCE:
+    if sort == RELEVANCE or (sort is None and query is not None):
         return ("-relevance", "id")
-    if sort is None:
-        return ("id",)
-    return ORDERINGS[sort]
+    return DEFAULT_ORDER if sort is None else ORDERINGS[sort]
 
 
 def _search_page(
@@ -244,15 +240,11 @@ def _page_rows(
     if offset >= total:
         return []
     if end > len(ids) and len(ids) < total:  # deeper than the ranking kept
-        ids = _ranked_ids(matches.using(alias), order, offset, end)
+        rows = matches.using(alias).order_by(*order).values_list(*sorted_by(order))[offset:end]
+        ids = [row[0] for row in rows]
     else:
         ids = ids[offset:end]
     return _rows(articles, ids, alias)
-
-
-def _ranked_ids(matches: QuerySet, order: tuple[Any, ...], offset: int, end: int) -> list[int]:
-    rows = matches.order_by(*order).values_list(*sorted_by(order))[offset:end]
-    return [row[0] for row in rows]
 
 
 def _rows(articles: QuerySet, ids: list[int] | tuple[int, ...], alias: str) -> list[Article]:
@@ -289,21 +281,18 @@ def _counted_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: i
 # in memory; no parallel workers, with which the planner sorted every match (to merge the
 # workers' rows) instead of keeping the first ones (a top-N heapsort), and which a busy server
 # has no spare CPU for; no JIT, whose compiling took 4-35 ms of a statement that ran 200-700.
-def _search_settings() -> dict[str, str]:
-    return {
-        "work_mem": settings.SEARCH_WORK_MEM,
-        "max_parallel_workers_per_gather": "0",
-        "jit": "off",
-    }
-
-
 @contextmanager
 def _time_budget(alias: str) -> Iterator[None]:
     """Run a search's statements on database `alias` within SEARCH_TIMEOUT_MS (core.time_bound).
     A search that matches most of a large blog must rank every match: cancelled, it is a
     SearchError asking for more words, not a held connection."""
+    also = {
+        "work_mem": settings.SEARCH_WORK_MEM,
+        "max_parallel_workers_per_gather": "0",
+        "jit": "off",
+    }
     try:
-        with time_bound(alias, settings.SEARCH_TIMEOUT_MS, also=_search_settings()):
+        with time_bound(alias, settings.SEARCH_TIMEOUT_MS, also=also):
             yield
     except TimeBoundExceeded:
         raise SearchError("q", TOO_BROAD) from None

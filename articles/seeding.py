@@ -90,7 +90,7 @@ def blogs_seed_for_bench(*, articles: int) -> SeedResult:
     bench_blog, created_bench = _blog(BENCH_BLOG_ID, "Benchmark blog", alice)
     empty_blog, created_empty = _blog(EMPTY_BLOG_ID, "Benchmark blog (empty)", alice)
     if created_bench or created_empty:
-        _reset_sequence(Blog)
+        reset_sequence(Blog)
 
     live = Article.objects.live().in_blog(BENCH_BLOG_ID)
     present = live.count()
@@ -160,13 +160,11 @@ def _blog(pk: int, title: str, author) -> tuple[Blog, bool]:
     return blog, created
 
 
-def _reset_sequence(model) -> None:
+def reset_sequence(model) -> None:
     """Rows inserted with explicit ids leave PostgreSQL's sequence behind; catch it up."""
-    statements = connection.ops.sequence_reset_sql(no_style(), [model])
-    if statements:
-        with connection.cursor() as cursor:
-            for statement in statements:
-                cursor.execute(statement)
+    with connection.cursor() as cursor:
+        for statement in connection.ops.sequence_reset_sql(no_style(), [model]):
+            cursor.execute(statement)
 
 
 def _tombstone(live, *, keep: int, at: datetime) -> int:
@@ -218,6 +216,6 @@ def _copy_articles(*, blog_id: int, numbers: range, at: datetime) -> None:
             for number in numbers[start : start + BATCH_SIZE]:
                 chunk.write(
                     f"{blog_id}\t{article_title(number)}\t{article_content(number)}"
-                    f"\tbenchmark-article-{number}{constant}"
+                    f"\t{article_slug(number)}{constant}"
                 )
             copy.write(chunk.getvalue())

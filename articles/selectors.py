@@ -85,9 +85,13 @@ def _one(queryset: QuerySet[Model]) -> Model | None:
         return None
 
 
-def _past_end(total: int, page_index: int, page_size: int) -> bool:
-    # Compared before any OFFSET reaches the database: a huge pageIndex costs nothing.
-    return (page_index - 1) * page_size >= total
+def _offset_page(items: QuerySet, total: int, page_index: int, page_size: int) -> Page:
+    """The page of `items` (ordered) at its OFFSET. Compared with `total` before any OFFSET
+    reaches the database: a huge pageIndex costs nothing."""
+    offset = (page_index - 1) * page_size
+    if offset >= total:
+        return Page([], total, page_index, page_size)
+    return Page(list(items[offset : offset + page_size]), total, page_index, page_size)
 
 
 def past_every_table(*, page_index: int, page_size: int) -> bool:
@@ -100,15 +104,7 @@ def past_every_table(*, page_index: int, page_size: int) -> bool:
 
 def blog_page(*, total: int, page_index: int, page_size: int) -> Page[Blog]:
     """Blogs, oldest first; `total` comes from blog_list_state(), read once per request."""
-    if _past_end(total, page_index, page_size):
-        return Page([], total, page_index, page_size)
-    offset = (page_index - 1) * page_size
-    return Page(
-        list(Blog.objects.order_by("id")[offset : offset + page_size]),
-        total,
-        page_index,
-        page_size,
-    )
+    return _offset_page(Blog.objects.order_by("id"), total, page_index, page_size)
 
 
 @dataclass(frozen=True)
@@ -152,31 +148,23 @@ def comment_list_state(*, article: Article) -> CommentListState:
 
 def comment_page(*, article: Article, total: int, page_index: int, page_size: int) -> Page[Comment]:
     """An article's comments, oldest first; `total` comes from comment_list_state()."""
-    if _past_end(total, page_index, page_size):
-        return Page([], total, page_index, page_size)
-    offset = (page_index - 1) * page_size
-    comments = list(
-        Comment.objects.filter(article=article)
-        .select_related("author")
-        .order_by("id")[offset : offset + page_size]
-    )
-    for comment in comments:
+    comments = Comment.objects.filter(article=article).select_related("author").order_by("id")
+    page = _offset_page(comments, total, page_index, page_size)
+    for comment in page.items:
         comment.article = article
-    return Page(comments, total, page_index, page_size)
+    return page
 
 
 def revision_page(*, article: Article, page_index: int, page_size: int) -> Page[ArticleRevision]:
     """The article's kept revisions, newest first, with the users who made them. The count is
     of at most ARTICLE_REVISIONS_KEPT index entries."""
     revisions = ArticleRevision.objects.filter(id=article.pk)
-    total = revisions.count()
-    if _past_end(total, page_index, page_size):
-        return Page([], total, page_index, page_size)
-    offset = (page_index - 1) * page_size
-    items = list(
-        revisions.select_related("history_user").order_by("-version")[offset : offset + page_size]
+    return _offset_page(
+        revisions.select_related("history_user").order_by("-version"),
+        revisions.count(),
+        page_index,
+        page_size,
     )
-    return Page(items, total, page_index, page_size)
 
 
 def revision_of(*, article: Article, number: int) -> ArticleRevision | None:

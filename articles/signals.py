@@ -1,9 +1,9 @@
 """What the article and comment services announce, inside the write's transaction.
 
-`changed` is sent with `event` (one of EVENTS) and `instance`: the article or comment as written
-(a deleted comment keeps its id). Listeners connect in their AppConfig.ready(), as webhooks does
-to write its outbox rows in the same transaction; the services import none of them, so the
-dependency runs one way.
+`changed` is sent with `event` (one of webhooks.models.EVENT_TYPES) and `instance`: the article
+or comment as written (a deleted comment keeps its id). Listeners connect in their
+AppConfig.ready(), as webhooks does to write its outbox rows in the same transaction; the services
+import none of them, so the dependency runs one way.
 
 A listener that must know something of the blog on every write (webhooks: whether anyone
 subscribed) registers an annotation in `blog_annotations`, a name and a function of the outer
@@ -18,15 +18,6 @@ from typing import Any
 
 from django.db.models import Expression
 from django.dispatch import Signal
-
-EVENTS = (
-    "article.created",
-    "article.replaced",
-    "article.deleted",
-    "article.published",
-    "comment.created",
-    "comment.deleted",
-)
 
 changed = Signal()
 

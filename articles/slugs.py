@@ -12,11 +12,10 @@ from django.utils.text import slugify
 
 from articles.models import SLUG_MAX_LENGTH, Article, ArticleSlug
 
-# What a slug given by a client may be: what slugify makes (lower-case ASCII letters, digits,
-# "_" and "-"), not starting or ending with "-".
+# What a slug given by a client (or a tag's slug) may be: what slugify makes (lower-case ASCII
+# letters, digits, "_" and "-"), not starting or ending with "-".
 SLUG_PATTERN = re.compile(r"[a-z0-9_]+(?:-+[a-z0-9_]+)*")
-# Room left for a "-<n>" suffix.
-_BASE_MAX_LENGTH = SLUG_MAX_LENGTH - 12
+_BASE_MAX_LENGTH = SLUG_MAX_LENGTH - 12  # room left for a "-<n>" suffix
 FALLBACK = "article"
 
 
@@ -25,8 +24,8 @@ def slug_base(title: str) -> str:
     return slugify(title)[:_BASE_MAX_LENGTH].strip("-_") or FALLBACK
 
 
-def slug_is_valid(slug: str) -> bool:
-    return 0 < len(slug) <= SLUG_MAX_LENGTH and SLUG_PATTERN.fullmatch(slug) is not None
+def slug_is_valid(slug: str, max_length: int = SLUG_MAX_LENGTH) -> bool:
+    return 0 < len(slug) <= max_length and SLUG_PATTERN.fullmatch(slug) is not None
 
 
 def slug_owner(*, blog_id: int, slug: str, for_write: bool = False) -> int | None:
@@ -49,7 +48,7 @@ def slug_unique(*, blog_id: int, title: str) -> str:
     base = slug_base(title)
     numbered = [base, *(f"{base}-{number}" for number in range(2, _NUMBERED + 1))]
     while True:
-        spare = _random_candidate(base)
+        spare = f"{base}-{secrets.token_hex(3)}"
         taken = _taken(blog_id, slugs=[*numbered, spare])
         free = next((slug for slug in [*numbered, spare] if slug not in taken), None)
         if free is not None:
@@ -60,10 +59,6 @@ def slug_unique(*, blog_id: int, title: str) -> str:
 # base, base-2 and base-3. Each candidate is one equality in the statement (see _taken): more of
 # them would cost more to plan than they save (0.2 ms for these four, 1.9 ms for twenty-one).
 _NUMBERED = 3
-
-
-def _random_candidate(base: str) -> str:
-    return f"{base}-{secrets.token_hex(3)}"
 
 
 def _taken(blog_id: int, *, slugs: list[str]) -> set[str]:

@@ -4,13 +4,13 @@ fixed number of statements whatever the number of tags (docs/decisions/publishin
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable
 
 from django.db.models import Count, F, Func, Q, QuerySet, TextField
 from django.utils.text import slugify
 
 from articles.models import TAG_SLUG_MAX_LENGTH, Article, Tag
+from articles.slugs import slug_is_valid
 from core.paging import Page
 
 TAGS_MAX = 20
@@ -27,11 +27,9 @@ def tag_slug(name: str) -> str:
 def distinct_names(names: Iterable[str]) -> dict[str, str]:
     """Slug → name, the first name of each slug kept, whitespace trimmed, in the given order."""
     found: dict[str, str] = {}
-    for name in names:
-        name = " ".join(name.split())
-        if not name:
-            continue
-        found.setdefault(tag_slug(name), name)
+    for name in (" ".join(name.split()) for name in names):
+        if name:
+            found.setdefault(tag_slug(name), name)
     return found
 
 
@@ -90,23 +88,19 @@ def has_control_characters(name: str) -> bool:
 def names_of(article: Article) -> list[str]:
     """The article's tag names: as a write left them, as with_tag_names read them, or (an
     article read otherwise) one query."""
-    names = getattr(article, "tag_names", None)
-    joined = getattr(article, "tag_names_joined", False)
-    if names is None and joined is not False:
-        names = sorted(joined.split(_SEPARATOR), key=str.lower) if joined else []
-        article.tag_names = names
-    if names is None:
-        names = sorted((tag.name for tag in article.tags.all()), key=str.lower)
-        article.tag_names = names
-    return names
-
-
-# What a `tag` parameter may be: a tag's slug as tag_slug makes it.
-TAG_SLUG_PATTERN = re.compile(r"[a-z0-9_]+(?:-+[a-z0-9_]+)*")
+    if getattr(article, "tag_names", None) is None:
+        joined = getattr(article, "tag_names_joined", False)
+        if joined is False:
+            names = [tag.name for tag in article.tags.all()]
+        else:
+            names = joined.split(_SEPARATOR) if joined else []
+        article.tag_names = sorted(names, key=str.lower)
+    return article.tag_names
 
 
 def tag_slug_is_valid(slug: str) -> bool:
-    return 0 < len(slug) <= TAG_SLUG_MAX_LENGTH and TAG_SLUG_PATTERN.fullmatch(slug) is not None
+    """Whether a `tag` parameter can be a tag's slug as tag_slug makes it."""
+    return slug_is_valid(slug, TAG_SLUG_MAX_LENGTH)
 
 
 def _with_counts(tags: QuerySet) -> QuerySet:

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
-from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.db import transaction
 
 from articles import services as article_services
+from articles.seeding import reset_sequence
 from blogs import services as blog_services
 from blogs.management.base import OperatorCommand
 from blogs.models import Blog
@@ -73,10 +73,7 @@ class Command(OperatorCommand):
         for blog_id, (title, description, author) in BLOGS.items():
             blogs[blog_id] = Blog.objects.create(pk=blog_id, title=title, description=description)
             blogs[blog_id].authors.add(users[author])
-        # Explicit ids leave PostgreSQL's sequence behind; move it past them.
-        with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), [Blog]):
-                cursor.execute(sql)
+        reset_sequence(Blog)
 
         articles = [
             article_services.article_create(
