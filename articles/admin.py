@@ -203,17 +203,19 @@ class CommentAdmin(admin.ModelAdmin):
         representations.changed(map(representations.article_comments_generation, articles))
         super().save_model(request, obj, form, change)
 
-    # Announced (articles.signals) in the admin's transaction, before the row (and its id)
-    # is gone, as services.comment_delete does for the API.
     def delete_model(self, request: HttpRequest, obj: Comment) -> None:
-        representations.changed([representations.article_comments_generation(obj.article_id)])
-        announce("comment.deleted", obj)
+        _deleting([obj])
         super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
-        comments = list(queryset.select_related("article__blog"))
-        articles = {comment.article_id for comment in comments}
-        representations.changed(map(representations.article_comments_generation, articles))
-        for comment in comments:
-            announce("comment.deleted", comment)
+        _deleting(list(queryset.select_related("article__blog")))
         super().delete_queryset(request, queryset)
+
+
+def _deleting(comments: list[Comment]) -> None:
+    """Announced (articles.signals) in the admin's transaction, before the rows (and their ids)
+    are gone, as services.comment_delete does for the API."""
+    articles = {comment.article_id for comment in comments}
+    representations.changed(map(representations.article_comments_generation, articles))
+    for comment in comments:
+        announce("comment.deleted", comment)

@@ -18,7 +18,6 @@ from html import escape
 import nh3
 from markdown_it import MarkdownIt
 
-TEXT = "text"
 MARKDOWN = "markdown"
 
 # --- the allow-list -------------------------------------------------------------------------------

@@ -30,17 +30,9 @@ class VersionConflict(ArticleError):
         self.current_version = current_version
 
 
-class SlugError(ArticleError):
-    """A slug given by a client that cannot be the article's."""
-
-    def __init__(self, slug: str) -> None:
-        super().__init__()
-        self.slug = slug
-
-
-class SlugInvalid(SlugError):
+class SlugInvalid(ArticleError):
     reason = "a slug is 1 to 220 lower-case letters, digits, '_' and '-' (not at an end)"
 
 
-class SlugTaken(SlugError):
+class SlugTaken(ArticleError):
     reason = "another article of the blog has (or had) that slug"

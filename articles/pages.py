@@ -1,23 +1,12 @@
 """A page of a blog's live articles in any order, at a cost that grows neither with the page
 number nor with the blog (docs/decisions/deep-pages.md).
 
-Every order (the id; `created_at`, `updated_at` or `title`, either way, with the id breaking
-ties in the same direction) reads a partial index `(blog_id, <column>, id)` of the live articles
-(articles.models), forwards or backwards. `pageIndex` addresses a page by its position, so the
-entries before it must be skipped: from the nearest *boundary*, the sort key of the article at a
-known position, remembered in the shared cache for the blog, the column and the blog's
-revision. From a boundary the page is a seek to `(column, id) >= key` (or `<=`, walking back)
-and a skip of at most PAGE_BOUNDARY_STRIDE index entries. Without a boundary near enough, the
-read walks there from the nearer end or boundary, one statement per step of PAGE_BOUNDARY_STRIDE
-x 4**k entries and a boundary remembered at each landing, so that the next read near there
-starts from one.
-
-Every change of an article moves its blog's revision (articles.services), and boundaries are
-kept with the revision they were found at: a boundary of another revision is never used as it
-is. Each change remembers, once committed, the sort keys its article had before and after in
-each order (order_changed); a read whose boundaries are a few revisions old carries them over
-those changes (a boundary moves by one for each key that left or entered before it) instead of
-walking again. A change it cannot account for (one not remembered, or too many) means a walk.
+Each order reads a partial index `(blog_id, <column>, id)` of the live articles. A page seeks to
+the nearest *boundary* (the sort key at a known position, remembered in the shared cache for the
+blog, the column and the blog's revision) and skips at most PAGE_BOUNDARY_STRIDE entries; with no
+boundary near enough, the read walks there in growing steps and remembers each landing. The
+boundaries of a recent revision are carried over the changes since (order_changed), else the read
+walks.
 """
 
 from __future__ import annotations
@@ -48,8 +37,7 @@ CHANGES_CARRIED = 64
 # The columns whose orders have boundaries: the id (the default order) and articles.search's.
 ORDER_COLUMNS = ("id", "created_at", "updated_at", "title")
 DEFAULT_ORDER = ("id",)
-# What a 503 for a page too slow to read asks (the boundaries its walk found are kept, so the
-# retry starts further on).
+# The Retry-After of a page too slow to read (PageTooSlow).
 RETRY_AFTER_SECONDS = 1
 
 
@@ -112,17 +100,8 @@ def order_changed(*, blog: Blog, before: Article | None, after: Article | None) 
     change = {
         column: (_sort_key(before, column), _sort_key(after, column)) for column in ORDER_COLUMNS
     }
-    key = _change_key(blog, blog.revision)
-    transaction.on_commit(
-        partial(
-            _on_cache,
-            "page boundaries' change not kept",
-            cache.set,
-            key,
-            change,
-            BOUNDARIES_SECONDS,
-        )
-    )
+    remember = partial(cache.set, _change_key(blog, blog.revision), change, BOUNDARIES_SECONDS)
+    transaction.on_commit(partial(_on_cache, "page boundaries' change not kept", remember))
 
 
 class Boundaries:
@@ -172,10 +151,9 @@ class Boundaries:
         moves = [(before, after) for before, after in moved_here if before != after]
         if not moves:
             return dict(keys)
-        moved = {key[-1] for move in moves for key in move if key is not None}
-        order = _comparable(
-            self.column, [*keys.values(), *(k for m in moves for k in m if k)], alias
-        )
+        moved_keys = [key for move in moves for key in move if key is not None]
+        moved = {key[-1] for key in moved_keys}
+        order = _comparable(self.column, [*keys.values(), *moved_keys], alias)
         carried = {}
         for position, key in keys.items():
             if key[-1] in moved:
@@ -280,11 +258,8 @@ def _ids(
         walked = True
         if row is None:  # fewer articles than the blog's count says: skip from here
             break
-        position, key, distance = (
-            position + (step if forward else -step),
-            tuple(row),
-            distance - step,
-        )
+        position += step if forward else -step
+        key, distance = tuple(row), distance - step
         known.add(position, key)
     if walked:
         bound.renew()  # the page's statement gets what the walk left

@@ -1,10 +1,7 @@
-"""A broad search's ranking as the cache keeps it, and its carrying over the writes that follow
-(PostgreSQL; docs/decisions/search.md, "Broad searches" and "Carried over the writes").
-
-articles.search ranks (rank), keeps the result under the representation cache's generations and,
-when a write has renewed them, hands it to carried: the changes the database recorded since the
-ranking's snapshot (migration articles.0010) move its number, and its ids when one of them
-matched, rather than the search being ranked again.
+"""A broad search's ranking as the cache keeps it (rank), and its carrying over the changes the
+database recorded since its snapshot (carried; migration articles.0010), rather than the search
+being ranked again (PostgreSQL; docs/decisions/search.md, "Broad searches" and "Carried over the
+writes").
 """
 
 from __future__ import annotations
@@ -132,14 +129,13 @@ def carried(
     blog_id: int | None,
 ) -> Ranking | None:
     """`ranking` brought to the articles' present: the changes it has not seen (one statement)
-    change its number by the articles that matched and no longer do or the reverse, and, when
-    one of them matched before or does now, its ids are those kept that did not change and the
-    changed ones that match now, as far as its last key, in order (one statement). None when it
-    cannot be carried: more than CHANGES_CARRIED changes, or a bulk write, since it was taken.
+    move its number by the articles that stopped or started matching and, when one of them
+    matched before or does now, its ids are read again among those kept and the changed ones, as
+    far as its last key (one statement). None past CHANGES_CARRIED changes or after a bulk write.
 
-    `search` is the text search configuration and the text as websearch_to_tsquery reads it.
-    Each statement within SEARCH_TIMEOUT_MS (TimeBoundExceeded past it). On a replica behind the
-    snapshot the ranking was taken in, carried on the primary."""
+    `search`: the text search configuration and the text for websearch_to_tsquery. Each
+    statement within SEARCH_TIMEOUT_MS (TimeBoundExceeded past it). On a replica behind the
+    ranking's snapshot, carried on the primary."""
     alias = router.db_for_read(Article)
     result = _carried_on(alias, ranking, matches, order, search, blog_id)
     if result is _BEHIND:
@@ -161,11 +157,14 @@ def _carried_on(
 ) -> Ranking | None:
     assert ranking.snapshot is not None
     own_txid, own_last = ranking.own or (None, 0)
-    unseen = {
+    params = {
         "snapshot": ranking.snapshot,
         "own": own_txid,
         "own_last": own_last,
         "limit": CHANGES_CARRIED + 1,
+        "config": search[0],
+        "query": search[1],
+        "blog_id": blog_id,
     }
     scope = "" if blog_id is None else " AND {}.blog_id = %(blog_id)s"
     # No request data in it: fixed fragments and the table's own name.
@@ -175,13 +174,12 @@ def _carried_on(
         new_scope=scope.format("a"),
         articles=connections[alias].ops.quote_name(Article._meta.db_table),
     )
-    params = {"config": search[0], "query": search[1], "blog_id": blog_id}
     # One transaction, each statement within what is left of SEARCH_TIMEOUT_MS: at most 65
     # changes by their index and as many articles by primary key
     # (tests/rest/test_search_carried.py checks the plan), then perhaps the ids kept, by id.
     with time_bound(alias, settings.SEARCH_TIMEOUT_MS) as bound:
         with connections[alias].cursor() as cursor:
-            cursor.execute(sql, {**unseen, **params})
+            cursor.execute(sql, params)
             rows = cursor.fetchall()
         snapshot, own, own_txid_last = rows[0][:3]
         if not _covers(snapshot, ranking.snapshot, ranking.own):
@@ -193,8 +191,7 @@ def _carried_on(
         state: dict[int, list[bool]] = {}
         for article, was, now in changes:
             state.setdefault(article, [was, now])[1] = now  # what it was when first changed
-        total = ranking.total + sum(now for _, now in state.values())
-        total -= sum(was for was, _ in state.values())
+        total = ranking.total + sum(now - was for was, now in state.values())
         if not any(was or now for was, now in state.values()):
             return ranking._replace(total=total, snapshot=seen[0], own=seen[1])
         candidates = [pk for pk in ranking.ids if pk not in state]

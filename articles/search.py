@@ -158,20 +158,22 @@ def _search_page(
     index: int,
     size: int,
     *,
-    scope: str,
-    generations: list[str],
+    tag: str | None,
     blog_id: int | None = None,
-    carried: bool = False,
 ) -> Page[Article]:
-    """The page of `articles` that match `query`, in `order`, with their number; within
+    """The page of `articles` (every live article of the blog `blog_id`, or of every blog) that
+    match `query` and carry the tag `tag` when given, in `order`, with their number; within
     SEARCH_TIMEOUT_MS on PostgreSQL, else SearchError.
 
     On PostgreSQL a search is ranked once per state of the articles: the number of matches and
     the ids of the first rankings.RANKING_KEPT (one statement, a top-N sort) are kept in the
-    cache under `generations` when the search is broad (SEARCH_CACHE_MIN_MATCHES), and a page
-    then reads only its own rows, by id (docs/decisions/search.md, "Broad searches"). When `carried`
-    (every live article of the blog `blog_id`, or of every blog), a ranking kept under older
-    generations is carried over the writes since (rankings.carried) rather than ranked again."""
+    cache under the articles' generation when the search is broad (SEARCH_CACHE_MIN_MATCHES), and
+    a page then reads only its own rows, by id (docs/decisions/search.md, "Broad searches").
+    Without a tag, a ranking kept under an older generation is carried over the writes since
+    (rankings.carried) rather than ranked again; a tag's search is ranked again, since tagging an
+    article is no write to the articles table."""
+    if tag is not None:
+        articles = articles.filter(tags__slug=tag)
     # Where the router reads articles (the replica, when it may): the time budget's transaction
     # is opened there, as one on the primary would send every read of the search to the primary.
     alias = router.db_for_read(Article)
@@ -203,15 +205,21 @@ def _search_page(
     # Outside any transaction: on the database store too, the cache's entries and the mark of
     # the one ranking a search are seen by every process at once. A search reads where the
     # router says, a replica that is behind too (kept only when it has the generations' state).
+    if blog_id is None:
+        scope, generation = "all", representations.articles_generation()
+    else:
+        scope, generation = f"blog:{blog_id}", representations.blog_articles_generation(blog_id)
+    if tag is not None:
+        scope += f":tag:{tag}"
     ranking = representations.cached(
         _ranking_key(scope, query, order),
-        generations,
+        [generation],
         rank,
         keep=lambda ranking: ranking.total >= settings.SEARCH_CACHE_MIN_MATCHES,
         wait=settings.SEARCH_TIMEOUT_MS / 1000,
         where_routed=True,
         seconds=RANKING_SECONDS,
-        refresh=carry if carried else None,
+        refresh=carry if tag is None else None,
     )
     if rows is None:  # ranked before
         with _time_budget(alias):
@@ -312,29 +320,15 @@ def blog_article_page(
 
     Without a search, articles.pages (the order's index, the count from Blog.article_count; a
     tag's list: tagged_page); a search counts its matches with its ranking (_search_page)."""
-    if query is None and tag is not None:
-        return tagged_page(
-            blog=blog, tag=tag, order=_order(None, sort), page_index=page_index, page_size=page_size
-        )
+    order = _order(query, sort)
     if query is None:
-        return article_page(
-            blog=blog, order=_order(None, sort), page_index=page_index, page_size=page_size
-        )
+        if tag is not None:
+            return tagged_page(
+                blog=blog, tag=tag, order=order, page_index=page_index, page_size=page_size
+            )
+        return article_page(blog=blog, order=order, page_index=page_index, page_size=page_size)
     articles = Article.objects.live().in_blog(blog.pk)
-    if tag is not None:
-        articles = articles.filter(tags__slug=tag)
-    page = _search_page(
-        articles,
-        query,
-        _order(query, sort),
-        page_index,
-        page_size,
-        scope=f"blog:{blog.pk}" + (f":tag:{tag}" if tag is not None else ""),
-        generations=[representations.blog_articles_generation(blog.pk)],
-        blog_id=blog.pk,
-        # A tag's search is ranked again: tagging an article is no write to the articles table.
-        carried=tag is None,
-    )
+    page = _search_page(articles, query, order, page_index, page_size, tag=tag, blog_id=blog.pk)
     for article in page.items:
         article.blog = blog  # each links to its blog by title: no query per article
     return page
@@ -347,15 +341,4 @@ def article_search_page(
     them) that match `query` (and carry a tag of slug `tag` when given), each with its blog
     (one join)."""
     articles = Article.objects.live().select_related("blog")
-    if tag is not None:
-        articles = articles.filter(tags__slug=tag)
-    return _search_page(
-        articles,
-        query,
-        _order(query, sort),
-        page_index,
-        page_size,
-        scope="all" + (f":tag:{tag}" if tag is not None else ""),
-        generations=[representations.articles_generation()],
-        carried=tag is None,
-    )
+    return _search_page(articles, query, _order(query, sort), page_index, page_size, tag=tag)

@@ -81,23 +81,27 @@ def _compare_and_set(
     another version: VersionConflict when `expected_version` was given); an unconditional
     write then applies to the version it found (the last writer wins)."""
     seen = article
-    if expected_version is not None and seen.version != expected_version:
-        # The caller's copy is not of the version to replace: read the one that is (or say why).
-        seen = Article.objects.select_related("blog").get(pk=seen.pk)
-        _ensure_writable(seen, expected_version)
+    # When the caller's copy is not of the version to replace, read the one that is (or say why).
+    read_again = expected_version is not None and seen.version != expected_version
     while True:
+        if read_again:
+            seen = Article.objects.select_related("blog").get(pk=seen.pk)
+            _ensure_writable(seen, expected_version)
         version = seen.version if expected_version is None else expected_version
         written = Article.objects.filter(
             pk=seen.pk, version=version, deleted_at=None, locked=False
         ).update(version=version + 1, **changes)
         if written:
-            result = copy.copy(seen)
-            result.version = version + 1
-            for name, value in changes.items():
-                setattr(result, name, value)
-            return seen, result
-        seen = Article.objects.select_related("blog").get(pk=seen.pk)
-        _ensure_writable(seen, expected_version)
+            return seen, _changed(seen, version=version + 1, **changes)
+        read_again = True
+
+
+def _changed(article: Article, **changes: Any) -> Article:
+    """A copy of `article` with `changes` (the caller's copy is left as it was read)."""
+    changed = copy.copy(article)
+    for name, value in changes.items():
+        setattr(changed, name, value)
+    return changed
 
 
 @cache
@@ -133,10 +137,10 @@ def _revision_keep(
 def _slug_check(*, blog_id: int, slug: str, article_id: int | None = None) -> None:
     """A slug given by a client: valid, and leading to no other article of the blog."""
     if not slugs.slug_is_valid(slug):
-        raise SlugInvalid(slug)
+        raise SlugInvalid
     owner = slugs.slug_owner(blog_id=blog_id, slug=slug, for_write=True)
     if owner is not None and owner != article_id:
-        raise SlugTaken(slug)
+        raise SlugTaken
 
 
 @transaction.atomic
@@ -216,15 +220,12 @@ def article_replace(
     if new_slug:
         _slug_check(blog_id=article.blog_id, slug=slug, article_id=article.pk)
         changes["slug"] = slug
-    candidate = copy.copy(article)
-    for name, value in changes.items():
-        setattr(candidate, name, value)
-    candidate.full_clean(exclude=["blog", "tags"], validate_constraints=False)
+    _changed(article, **changes).full_clean(exclude=["blog", "tags"], validate_constraints=False)
     try:
         previous, replaced = _compare_and_set(article, expected_version, **changes)
     except IntegrityError as error:
         # Another article took the slug between the check and the write.
-        raise SlugTaken(slug) from error
+        raise SlugTaken from error
     if new_slug:
         if previous.slug:
             ArticleSlug.objects.create(
