@@ -1,12 +1,10 @@
 """An article's content as safe HTML and as a short plain text (docs/decisions/publishing.md).
 
-`render_html` turns the stored content into HTML that a front-end may insert as it is:
-- `markdown`: CommonMark by markdown-it-py, with raw HTML off: a `<b>` or a `<script>` written in
-  the Markdown is shown as text, escaped, exactly as written;
-- `text`: each blank-line-separated paragraph escaped into a `<p>`, a single newline a `<br>`.
-Either way the result then goes through nh3 (the Rust ammonia sanitiser) with the allow-list below:
-whatever is not on it is dropped, so that a bug or a change in the renderer cannot let a script
-through. `excerpt` is the content's first words as plain text (no markup, entities decoded).
+`render_html` makes HTML that a front-end may insert as it is: `markdown` by markdown-it-py with
+raw HTML off (a `<script>` written in the Markdown is shown as text), `text` as escaped `<p>`
+paragraphs with `<br>` for single newlines. Either way nh3 then drops whatever is not on the
+allow-list below, so that a bug or a change in the renderer cannot let a script through.
+`excerpt` is the content's first words as plain text (no markup, entities decoded).
 """
 
 from __future__ import annotations

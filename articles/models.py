@@ -15,7 +15,8 @@ TAG_NAME_MAX_LENGTH = 50
 TAG_SLUG_MAX_LENGTH = 60
 # How an article's or a draft's `content` is written (docs/decisions/publishing.md).
 CONTENT_FORMATS = (("text", "Plain text"), ("markdown", "Markdown (CommonMark)"))
-# The columns a page of articles may be sorted by beside the id, and their index's name part.
+# The columns a page of articles may be sorted by beside the id, and their name in `sort=` and
+# in their index's name.
 SORT_COLUMNS = {"created_at": "created", "updated_at": "updated", "title": "title"}
 
 

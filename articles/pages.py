@@ -22,7 +22,8 @@ from django.db import connections, models, router, transaction
 from django.db.models import F, Func, QuerySet, Value
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
-from articles.models import Article
+from articles.models import SORT_COLUMNS, Article
+from articles.selectors import offset_page
 from articles.tags import with_tag_names
 from blogs.models import Blog
 from core.paging import Page
@@ -34,8 +35,8 @@ logger = logging.getLogger(__name__)
 BOUNDARIES_SECONDS = 24 * 3600
 # A read carries boundaries over at most this many changes of the blog; further back, it walks.
 CHANGES_CARRIED = 64
-# The columns whose orders have boundaries: the id (the default order) and articles.search's.
-ORDER_COLUMNS = ("id", "created_at", "updated_at", "title")
+# The columns whose orders have boundaries: the id (the default order) and those of `sort=`.
+ORDER_COLUMNS = ("id", *SORT_COLUMNS)
 DEFAULT_ORDER = ("id",)
 # The Retry-After of a page too slow to read (PageTooSlow).
 RETRY_AFTER_SECONDS = 1
@@ -289,11 +290,10 @@ def article_page(
     # Where the router reads articles (the replica, when it may): the time bound's transaction
     # is opened there.
     alias = router.db_for_read(Article)
-    known = (
-        Boundaries(blog, fields[0])
-        if near_an_end
-        else Boundaries.read(blog, fields[0], alias=alias)
-    )
+    if near_an_end:
+        known = Boundaries(blog, fields[0])
+    else:
+        known = Boundaries.read(blog, fields[0], alias=alias)
     live = Article.objects.using(alias).live().in_blog(blog.pk)
     # The page's tag names in the same statement, when the blog has any tag at all.
     has_tags = getattr(blog, "has_tags", True)
@@ -322,17 +322,12 @@ def tagged_page(
     COUNT and an OFFSET page, both within PAGE_TIMEOUT_MS (PageTooSlow past it)."""
     alias = router.db_for_read(Article)
     tagged = Article.objects.using(alias).live().in_blog(blog.pk).filter(tags__slug=tag)
-    start = (page_index - 1) * page_size
     try:
         with time_bound(alias, settings.PAGE_TIMEOUT_MS):
-            total = tagged.count()
-            articles = (
-                []
-                if start >= total
-                else list(with_tag_names(tagged.order_by(*order))[start : start + page_size])
-            )
+            rows = with_tag_names(tagged.order_by(*order))
+            page = offset_page(rows, tagged.count(), page_index, page_size)
     except TimeBoundExceeded:
         raise PageTooSlow from None
-    for article in articles:
+    for article in page.items:
         article.blog = blog
-    return Page(articles, total, page_index, page_size)
+    return page

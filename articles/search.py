@@ -19,7 +19,7 @@ from django.db.models import IntegerField as IntegerOutput
 from django.db.models.expressions import RawSQL
 
 from articles import rankings
-from articles.models import Article
+from articles.models import SORT_COLUMNS, Article
 from articles.pages import DEFAULT_ORDER, article_page, tagged_page
 from articles.rankings import Ranking, sorted_by
 from articles.selectors import past_every_table
@@ -44,15 +44,12 @@ _BETWEEN_WORDS = re.compile(r'[^\w"]+')
 RANKING_SECONDS = 300
 
 RELEVANCE = "relevance"
-# The value of `sort=` and the columns it orders by; the id breaks ties in the same direction,
-# so that paging is deterministic.
+# The value of `sort=` ("created", "-created"...) and the columns it orders by; the id breaks
+# ties in the same direction, so that paging is deterministic.
 ORDERINGS: dict[str, tuple[str, ...]] = {
-    "created": ("created_at", "id"),
-    "-created": ("-created_at", "-id"),
-    "updated": ("updated_at", "id"),
-    "-updated": ("-updated_at", "-id"),
-    "title": ("title", "id"),
-    "-title": ("-title", "-id"),
+    f"{way}{name}": (f"{way}{column}", f"{way}id")
+    for column, name in SORT_COLUMNS.items()
+    for way in ("", "-")
 }
 SORTS: tuple[str, ...] = (*ORDERINGS, RELEVANCE)
 
@@ -132,10 +129,9 @@ def _matching(articles: QuerySet, query: str) -> QuerySet:
             .filter(search=text)
             .annotate(relevance=SearchRank(vector, text))
         )
-    words = query.split()
     everywhere = Q()
     in_title = Q()
-    for word in words:
+    for word in query.split():
         everywhere &= Q(title__icontains=word) | Q(content__icontains=word)
         in_title &= Q(title__icontains=word)
     return articles.filter(everywhere).annotate(
@@ -242,17 +238,16 @@ def _page_rows(
     end: int,
     alias: str,
 ) -> list[Article]:
-    """The articles of the page from `offset` to `end` of `ranking` (number, first ids); a page
-    past the last match (however far: past_every_table) asks for no rows."""
+    """The articles of the page from `offset` to `end` of `ranking`; a page past the last match
+    (however far: past_every_table) asks for no rows."""
     total, ids = ranking.total, ranking.ids
     if offset >= total:
         return []
-    if end > len(ids) and len(ids) < total:  # deeper than the ranking kept
-        rows = matches.using(alias).order_by(*order).values_list(*sorted_by(order))[offset:end]
-        ids = [row[0] for row in rows]
-    else:
-        ids = ids[offset:end]
-    return _rows(articles, ids, alias)
+    if end <= len(ids) or len(ids) >= total:
+        return _rows(articles, ids[offset:end], alias)
+    # Deeper than the ranking kept.
+    rows = matches.using(alias).order_by(*order).values_list(*sorted_by(order))[offset:end]
+    return _rows(articles, [row[0] for row in rows], alias)
 
 
 def _rows(articles: QuerySet, ids: list[int] | tuple[int, ...], alias: str) -> list[Article]:

@@ -85,9 +85,9 @@ def _one(queryset: QuerySet[Model]) -> Model | None:
         return None
 
 
-def _offset_page(items: QuerySet, total: int, page_index: int, page_size: int) -> Page:
-    """The page of `items` (ordered) at its OFFSET. Compared with `total` before any OFFSET
-    reaches the database: a huge pageIndex costs nothing."""
+def offset_page(items: QuerySet, total: int, page_index: int, page_size: int) -> Page:
+    """The page of `items` (ordered) at its OFFSET, for a list of `total` items. Compared with
+    `total` before any OFFSET reaches the database: a huge pageIndex costs nothing."""
     offset = (page_index - 1) * page_size
     if offset >= total:
         return Page([], total, page_index, page_size)
@@ -104,7 +104,7 @@ def past_every_table(*, page_index: int, page_size: int) -> bool:
 
 def blog_page(*, total: int, page_index: int, page_size: int) -> Page[Blog]:
     """Blogs, oldest first; `total` comes from blog_list_state(), read once per request."""
-    return _offset_page(Blog.objects.order_by("id"), total, page_index, page_size)
+    return offset_page(Blog.objects.order_by("id"), total, page_index, page_size)
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def comment_list_state(*, article: Article) -> CommentListState:
 def comment_page(*, article: Article, total: int, page_index: int, page_size: int) -> Page[Comment]:
     """An article's comments, oldest first; `total` comes from comment_list_state()."""
     comments = Comment.objects.filter(article=article).select_related("author").order_by("id")
-    page = _offset_page(comments, total, page_index, page_size)
+    page = offset_page(comments, total, page_index, page_size)
     for comment in page.items:
         comment.article = article
     return page
@@ -159,7 +159,7 @@ def revision_page(*, article: Article, page_index: int, page_size: int) -> Page[
     """The article's kept revisions, newest first, with the users who made them. The count is
     of at most ARTICLE_REVISIONS_KEPT index entries."""
     revisions = ArticleRevision.objects.filter(id=article.pk)
-    return _offset_page(
+    return offset_page(
         revisions.select_related("history_user").order_by("-version"),
         revisions.count(),
         page_index,

@@ -32,12 +32,11 @@ if TYPE_CHECKING:
 
 
 def _blog_touch(*, blog_id: int, at: datetime, count_delta: int = 0) -> Blog:
-    """Record a change of one of the blog's articles: new revision, and the count kept exact.
-    Returns the blog's row as written (its new `revision`, `article_count` and `created_at`,
-    which name the change to articles.pages), from the UPDATE's own RETURNING: no second read.
-
-    The UPDATE takes the blog's row lock and finds no row when the blog is archived (an archive
-    that committed first wins): BlogArchived then rolls the whole write back."""
+    """Record a change of one of the blog's articles: a new revision, the count kept exact.
+    Returns the row as written (`revision`, `article_count` and `created_at`, which name the
+    change to articles.pages) from the UPDATE's RETURNING: no second read. The UPDATE takes the
+    blog's row lock and finds no row when the blog is archived (an archive that committed first
+    wins): BlogArchived then rolls the whole write back."""
     alias = router.db_for_write(Blog)  # raw() would otherwise go where reads go
     ops = connections[alias].ops
     touched = list(
@@ -74,12 +73,10 @@ def _compare_and_set(
 ) -> tuple[Article, Article]:
     """Write `changes` and the next version to the live, unlocked article if it is still the
     version the caller saw, in one UPDATE (which takes the row lock and, on PostgreSQL,
-    re-checks its conditions against a row that a concurrent write changed meanwhile).
-    Returns the state replaced (a version names one state) and the one written.
-
-    When no row matches, the article is read again to say why (gone, archived, locked, or
-    another version: VersionConflict when `expected_version` was given); an unconditional
-    write then applies to the version it found (the last writer wins)."""
+    re-checks its conditions against a row a concurrent write changed meanwhile). Returns the
+    state replaced (a version names one state) and the one written. When no row matches, the
+    article is read again to say why (gone, archived, locked, VersionConflict); without
+    `expected_version` the write then applies to the version found (the last writer wins)."""
     seen = article
     # When the caller's copy is not of the version to replace, read the one that is (or say why).
     read_again = expected_version is not None and seen.version != expected_version
@@ -115,11 +112,10 @@ def _revisions() -> Any:
 def _revision_keep(
     *, previous: Article, at: datetime, actor: AbstractBaseUser | None = None
 ) -> None:
-    """Keep `previous` (a state a replace replaced) as a revision made by `actor` at `at`, in one
-    INSERT through simple-history's public bulk_history_create (the replace is an UPDATE, which
-    no signal sees); beyond ARTICLE_REVISIONS_KEPT, the oldest go in one DELETE, run only once
-    the versions are past the bound (a version names one state, and the revisions of an article
-    are of distinct versions, so those at or below `version - kept` are the surplus)."""
+    """Keep `previous` (the state a replace replaced) as a revision made by `actor` at `at`, in
+    one INSERT by simple-history's bulk_history_create (the replace is an UPDATE, which no
+    signal sees). Past ARTICLE_REVISIONS_KEPT the oldest go in one DELETE: the revisions are of
+    distinct versions, so those at or below `version - kept` are the surplus."""
     # Who made it is a user of the database: an anonymous request's user is nobody.
     user = actor if actor is not None and actor.is_authenticated else None
     _revisions().bulk_history_create(
@@ -138,7 +134,7 @@ def _slug_check(*, blog_id: int, slug: str, article_id: int | None = None) -> No
     """A slug given by a client: valid, and leading to no other article of the blog."""
     if not slugs.slug_is_valid(slug):
         raise SlugInvalid
-    owner = slugs.slug_owner(blog_id=blog_id, slug=slug, for_write=True)
+    owner = slugs.slug_owner(blog_id=blog_id, slug=slug)
     if owner is not None and owner != article_id:
         raise SlugTaken
 
@@ -155,11 +151,10 @@ def article_create(
     content_format: str | None = None,
     published_at: datetime | None = None,
 ) -> Article:
-    """A new, published article (no revision yet: revisions keep replaced states). `actor` is
-    who wrote it (a user, or None), accepted from every entry point like the other writes'.
-
-    `slug` None: made from the title, unique in the blog; given, it must be valid and free
-    (SlugInvalid, SlugTaken). `published_at` None: now. `tags`: names (articles.tags)."""
+    """A new, published article (no revision yet: revisions keep replaced states). `actor` (a
+    user, or None) is accepted from every entry point like the other writes'. `slug` None: made
+    from the title, unique in the blog; given, it must be valid and free (SlugInvalid,
+    SlugTaken). `published_at` None: now. `tags`: names (articles.tags)."""
     now = timezone.now()
     # The UPDATE both keeps the count exact and takes the blog's row lock: creates in one blog
     # queue there, so the free slug found next is still free at the INSERT.
@@ -205,11 +200,9 @@ def article_replace(
     published_at: datetime | None = None,
 ) -> Article:
     """Replace title and content as a whole; `expected_version` makes it a compare-and-set.
-
-    `article` is the article as read (its title and content are kept as the revision of its
-    version); the state replaced is kept as a revision made by `actor` (a user, or None).
-    `slug`, `tags`, `content_format`, `published_at`: None keeps them; another slug replaces
-    the current one, which is kept in ArticleSlug (by-slug still leads here)."""
+    The state replaced is kept as a revision made by `actor` (a user, or None). `slug`, `tags`,
+    `content_format`, `published_at`: None keeps them; a new slug's predecessor is kept in
+    ArticleSlug (by-slug still leads here)."""
     now = timezone.now()
     changes: dict[str, Any] = {"title": title, "content": content, "updated_at": now}
     if content_format is not None:
@@ -247,10 +240,8 @@ def article_replace(
 def article_delete(
     *, article: Article, expected_version: int | None = None, actor: AbstractBaseUser | None = None
 ) -> Article:
-    """Leave a tombstone so that the article answers 410 Gone from now on; its revisions go with
-    it (their URLs answer 410 too). `actor` is who deleted it (a user, or None).
-
-    The row lock comes first and the time after it: a comment being written holds the lock
+    """Leave a tombstone: the article and its revisions answer 410 Gone from now on. The row
+    lock comes first and the time after it: a comment being written holds the lock
     (comment_create), so the tombstone's time is later than that of every comment the article
     keeps, and its event follows theirs."""
     _article_for_update(article.pk)

@@ -28,9 +28,8 @@ def slug_is_valid(slug: str, max_length: int = SLUG_MAX_LENGTH) -> bool:
     return 0 < len(slug) <= max_length and SLUG_PATTERN.fullmatch(slug) is not None
 
 
-def slug_owner(*, blog_id: int, slug: str, for_write: bool = False) -> int | None:
-    """The id of the article the slug leads to in the blog (its current or an old slug); read
-    from the primary `for_write`."""
+def slug_owner(*, blog_id: int, slug: str) -> int | None:
+    """The id of the article the slug leads to in the blog (its current or an old slug)."""
     current = Article.objects.filter(blog_id=blog_id, slug=slug).values_list("pk", flat=True)
     old = ArticleSlug.objects.filter(blog_id=blog_id, slug=slug).values_list(
         "article_id", flat=True

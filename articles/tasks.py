@@ -1,7 +1,6 @@
-"""The articles' Celery task: forgetting the search changes no kept ranking can need any more
-(articles.rankings; docs/decisions/search.md, "Carried over the writes"), on beat's schedule
-(settings.CELERY_BEAT_SCHEDULE).
-"""
+"""The articles' Celery task, on beat's schedule (settings.CELERY_BEAT_SCHEDULE): forgetting the
+search changes no kept ranking can need any more (docs/decisions/search.md, "Carried over the
+writes")."""
 
 from __future__ import annotations
 
