@@ -92,10 +92,10 @@ def _sort_key(article: Article | None, column: str) -> Key | None:
 
 
 def order_changed(*, blog: Blog, before: Article | None, after: Article | None) -> None:
-    """Remember, once the write commits, where the change that moved `blog` to its revision
-    (`blog` as written: its new revision and its creation time) took one article in each order:
-    its sort keys `before` and `after` (None: not a live article then). Nothing for a blog
-    whose every page is within a stride of an end: its reads never look for boundaries."""
+    """Remember, once the write commits, the sort keys in each order of the article that the
+    change to `blog`'s revision (`blog` as written) took from `before` to `after` (None: not
+    live). Nothing for a blog whose every page is within a stride of an end: its reads never
+    look for boundaries."""
     if blog.article_count <= 2 * settings.PAGE_BOUNDARY_STRIDE:
         return
     change = {
@@ -233,10 +233,9 @@ def _ids(
     bound: TimeBound,
 ) -> QuerySet:
     """The ids of the articles at positions `span` (first, last; ascending order), as a
-    subquery. The walk to a boundary near enough runs here: each step skips the longest of
-    PAGE_BOUNDARY_STRIDE x 4**k entries that does not pass the page, within what the earlier
-    steps left of `bound`, and its landing is remembered, so that the blog's boundaries are
-    coarse where nobody reads and one stride apart where pages are read."""
+    subquery, after the walk to a boundary near enough: each step skips the longest of
+    PAGE_BOUNDARY_STRIDE x 4**k entries that does not pass the page, and its landing is
+    remembered, so that boundaries are coarse where nobody reads and dense where pages are."""
     first, last = span
     # The nearest known position at or before the page (else the first article, 0) and at or
     # after it (else the last, total - 1); a key of None is that end of the blog.
@@ -273,9 +272,8 @@ def article_page(
     *, blog: Blog, order: tuple[str, ...] = DEFAULT_ORDER, page_index: int, page_size: int
 ) -> Page[Article]:
     """Live articles of `blog` in `order` (a value of articles.search.ORDERINGS, or the id).
-
-    The total is Blog.article_count (kept exact by the services, so no COUNT); the page's ids
-    come from the order's index and only those rows are read, in one statement, within
+    The total is Blog.article_count (kept exact by the services: no COUNT); the page's ids come
+    from the order's index and only those rows are read, in one statement, within
     PAGE_TIMEOUT_MS (PageTooSlow past it)."""
     total = blog.article_count
     start = (page_index - 1) * page_size

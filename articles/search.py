@@ -157,17 +157,15 @@ def _search_page(
     tag: str | None,
     blog_id: int | None = None,
 ) -> Page[Article]:
-    """The page of `articles` (every live article of the blog `blog_id`, or of every blog) that
-    match `query` and carry the tag `tag` when given, in `order`, with their number; within
-    SEARCH_TIMEOUT_MS on PostgreSQL, else SearchError.
+    """The page of `articles` (the live ones of the blog `blog_id`, or of every blog) that match
+    `query` (and carry `tag`), in `order`, with their number; within SEARCH_TIMEOUT_MS on
+    PostgreSQL, else SearchError.
 
-    On PostgreSQL a search is ranked once per state of the articles: the number of matches and
-    the ids of the first rankings.RANKING_KEPT (one statement, a top-N sort) are kept in the
-    cache under the articles' generation when the search is broad (SEARCH_CACHE_MIN_MATCHES), and
-    a page then reads only its own rows, by id (docs/decisions/search.md, "Broad searches").
-    Without a tag, a ranking kept under an older generation is carried over the writes since
-    (rankings.carried) rather than ranked again; a tag's search is ranked again, since tagging an
-    article is no write to the articles table."""
+    On PostgreSQL a broad search (SEARCH_CACHE_MIN_MATCHES) is ranked once per state of the
+    articles: its number of matches and first ids (rankings.rank) are kept under the articles'
+    generation, and a page reads only its own rows, by id (docs/decisions/search.md, "Broad
+    searches"). A ranking of an older generation is carried over the writes since
+    (rankings.carried), except a tag's: tagging an article is no write to the articles table."""
     if tag is not None:
         articles = articles.filter(tags__slug=tag)
     # Where the router reads articles (the replica, when it may): the time budget's transaction
@@ -310,11 +308,8 @@ def blog_article_page(
     page_size: int,
     tag: str | None = None,
 ) -> Page[Article]:
-    """A page of the blog's live articles: matching `query` when given, tagged `tag` (a slug)
-    when given, in the order of `sort`.
-
-    Without a search, articles.pages (the order's index, the count from Blog.article_count; a
-    tag's list: tagged_page); a search counts its matches with its ranking (_search_page)."""
+    """A page of the blog's live articles, matching `query` and tagged `tag` (a slug) when
+    given, in the order of `sort`: without a search, articles.pages reads it."""
     order = _order(query, sort)
     if query is None:
         if tag is not None:

@@ -1,8 +1,6 @@
-"""Bulk data for benchmarks: blog 1 with exactly N live articles, blog 2 empty.
-
-Kept apart from articles/services.py: these writes bypass the per-article services on purpose
-(one INSERT per article would take an hour for a million rows) and keep the same invariants by
-setting the blog's counter from a real count at the end.
+"""Bulk data for benchmarks: blog 1 with exactly N live articles, blog 2 empty. These writes
+bypass the per-article services on purpose (one INSERT per article would take an hour for a
+million rows), and keep their invariants by setting the blog's counter from a real count.
 """
 
 from __future__ import annotations

@@ -46,9 +46,8 @@ def blog_for_writing(*, blog_id: int, writer) -> Blog | None:
 
 
 def article_with_blog(*, blog_id: int, article_id: int, writer=None) -> Article | None:
-    """The article `article_id` of blog `blog_id` with its blog, deleted or not, in one query
-    (with whether `writer`, when given, is an author of the blog); None when there is no such
-    article in that blog (or no such blog)."""
+    """The article `article_id` of blog `blog_id` with its blog, deleted or not, and whether
+    `writer` (when given) is an author of the blog, in one query; or None."""
     if blog_id > MAX_ID or article_id > MAX_ID:
         return None
     articles = with_tag_names(
@@ -95,10 +94,9 @@ def offset_page(items: QuerySet, total: int, page_index: int, page_size: int) ->
 
 
 def past_every_table(*, page_index: int, page_size: int) -> bool:
-    """Whether the page lies past the end of any list: no table holds more than MAX_ID rows, and
-    both databases refuse a LIMIT/OFFSET beyond that signed 64-bit integer (PostgreSQL "bigint
-    out of range", SQLite "datatype mismatch"). For the pages whose total comes with the rows
-    (a search), which cannot compare with the total first."""
+    """Whether the page lies past the end of any list (no table holds more than MAX_ID rows),
+    for the pages whose total comes with the rows (a search): both databases refuse a
+    LIMIT/OFFSET beyond that signed 64-bit integer."""
     return page_index * page_size > MAX_ID
 
 
@@ -179,8 +177,7 @@ def revision_of(*, article: Article, number: int) -> ArticleRevision | None:
 
 
 def revisions_by_article(*, article_ids: list[int]) -> dict[int, list[ArticleRevision]]:
-    """The kept revisions of each of these articles, newest first, in one query (for a list of
-    articles: no query per article)."""
+    """The kept revisions of each of these articles, newest first, in one query."""
     found: dict[int, list[ArticleRevision]] = {pk: [] for pk in article_ids}
     revisions = (
         ArticleRevision.objects.select_related("history_user")

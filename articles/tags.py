@@ -27,7 +27,7 @@ def tag_slug(name: str) -> str:
 def distinct_names(names: Iterable[str]) -> dict[str, str]:
     """Slug → name, the first name of each slug kept, whitespace trimmed, in the given order."""
     found: dict[str, str] = {}
-    for name in (" ".join(name.split()) for name in names):
+    for name in (" ".join(raw.split()) for raw in names):
         if name:
             found.setdefault(tag_slug(name), name)
     return found
