@@ -196,15 +196,15 @@ def _search_page(
         except TimeBoundExceeded:
             raise SearchError("q", TOO_BROAD) from None
 
-    # Outside any transaction: on the database store too, the cache's entries and the mark of
-    # the one ranking a search are seen by every process at once. A search reads where the
-    # router says, a replica that is behind too (kept only when it has the generations' state).
     if blog_id is None:
         scope, generation = "all", representations.articles_generation()
     else:
         scope, generation = f"blog:{blog_id}", representations.blog_articles_generation(blog_id)
     if tag is not None:
         scope += f":tag:{tag}"
+    # Outside any transaction: on the database store too, the cache's entries and the mark of
+    # the one ranking a search are seen by every process at once. A search reads where the
+    # router says, a replica that is behind too (kept only when it has the generations' state).
     ranking = representations.cached(
         _ranking_key(scope, query, order),
         [generation],
@@ -275,18 +275,18 @@ def _counted_page(matches: QuerySet, order: tuple[Any, ...], index: int, size: i
     return Page(rows, total, index, size)
 
 
-# Settings for a search's statements only (SET LOCAL: they end with its transaction), each
-# measured on 5,000,000 articles (docs/decisions/search.md, "Broad searches"): statement_timeout
-# is the budget; work_mem (SEARCH_WORK_MEM) keeps the bitmap of a broad search's matches exact
-# (at 4 MB it went lossy and every article of a lossy page was rechecked) and the count's buffer
-# in memory; no parallel workers, with which the planner sorted every match (to merge the
-# workers' rows) instead of keeping the first ones (a top-N heapsort), and which a busy server
-# has no spare CPU for; no JIT, whose compiling took 4-35 ms of a statement that ran 200-700.
 @contextmanager
 def _time_budget(alias: str) -> Iterator[None]:
     """Run a search's statements on database `alias` within SEARCH_TIMEOUT_MS (core.time_bound).
     A search that matches most of a large blog must rank every match: cancelled, it is a
     SearchError asking for more words, not a held connection."""
+    # Settings for a search's statements only (SET LOCAL: they end with its transaction), each
+    # measured on 5,000,000 articles (docs/decisions/search.md, "Broad searches"): statement_timeout
+    # is the budget; work_mem (SEARCH_WORK_MEM) keeps the bitmap of a broad search's matches exact
+    # (at 4 MB it went lossy and every article of a lossy page was rechecked) and the count's buffer
+    # in memory; no parallel workers, with which the planner sorted every match (to merge the
+    # workers' rows) instead of keeping the first ones (a top-N heapsort), and which a busy server
+    # has no spare CPU for; no JIT, whose compiling took 4-35 ms of a statement that ran 200-700.
     also = {
         "work_mem": settings.SEARCH_WORK_MEM,
         "max_parallel_workers_per_gather": "0",
