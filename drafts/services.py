@@ -19,6 +19,7 @@ from articles.exceptions import BlogArchived
 from articles.models import Article
 from articles.signals import announce
 from blogs.models import Blog
+from drafts import scheduling
 from drafts.exceptions import (
     ArticleChangedSinceDraft,
     DraftGone,
@@ -36,8 +37,34 @@ if TYPE_CHECKING:
 PREVIEW_SALT = "drafts.preview"
 
 
-def _author(actor: AbstractBaseUser | None) -> AbstractBaseUser | None:
-    return actor if actor is not None and actor.is_authenticated else None
+def _checked(
+    blog_id: int,
+    title: str,
+    content: str | None,
+    content_format: str,
+    tags: list[str] | None,
+    slug: str,
+) -> dict[str, Any]:
+    """A draft's own fields, validated as the model's fields are."""
+    fields = {
+        "title": title,
+        "content": content,
+        "content_format": content_format,
+        "tags": list(tags or []),
+        "slug": slug or "",
+    }
+    Draft(blog_id=blog_id, **fields).full_clean(
+        exclude=["blog", "author", "article"], validate_constraints=False
+    )
+    return fields
+
+
+def _insert(actor: AbstractBaseUser | None, **fields: Any) -> Draft:
+    now = timezone.now()
+    author = actor if actor is not None and actor.is_authenticated else None
+    draft = Draft(author=author, created_at=now, updated_at=now, **fields)
+    draft.save(force_insert=True)
+    return draft
 
 
 @transaction.atomic
@@ -51,53 +78,29 @@ def draft_create(
     slug: str = "",
     actor: AbstractBaseUser | None = None,
 ) -> Draft:
-    """A new draft of a new article in `blog`."""
     if blog.archived:
         raise BlogArchived
-    now = timezone.now()
-    draft = Draft(
-        blog=blog,
-        title=title,
-        content=content,
-        content_format=content_format,
-        tags=list(tags or []),
-        slug=slug or "",
-        author=_author(actor),
-        created_at=now,
-        updated_at=now,
-    )
-    draft.full_clean(exclude=["blog", "author", "article"], validate_constraints=False)
-    draft.save(force_insert=True)
-    return draft
+    fields = _checked(blog.pk, title, content, content_format, tags, slug)
+    return _insert(actor, blog=blog, **fields)
 
 
 @transaction.atomic
 def draft_from_article(*, article: Article, actor: AbstractBaseUser | None = None) -> Draft:
-    """A draft that edits the published `article`, starting from its title and content; it
-    remembers the article's ETag so that publishing refuses (409) if the article changed since."""
+    """A draft that edits the published `article`, starting from its fields; it remembers the
+    article's ETag so that publishing refuses (409) if the article changed since."""
     if article.blog.archived:
         raise BlogArchived
-    now = timezone.now()
-    draft = Draft(
-        blog_id=article.blog_id,
+    return _insert(
+        actor,
+        blog=article.blog,
         article=article,
         article_etag=article_etag(article),
         title=article.title,
         content=article.content,
-        content_format=getattr(article, "content_format", "text") or "text",
-        slug=getattr(article, "slug", "") or "",
-        tags=_article_tag_names(article),
-        author=_author(actor),
-        created_at=now,
-        updated_at=now,
+        content_format=article.content_format or "text",
+        slug=article.slug or "",
+        tags=[tag.name for tag in article.tags.all()],
     )
-    draft.save(force_insert=True)
-    draft.blog = article.blog
-    return draft
-
-
-def _article_tag_names(article: Article) -> list[str]:
-    return [tag.name for tag in article.tags.all()] if article.pk else []
 
 
 def _ensure_blog_writable(draft: Draft) -> None:
@@ -124,8 +127,7 @@ def _write(draft: Draft, expected_version: int | None, **changes: Any) -> Draft:
             raise DraftVersionConflict
         # An unconditional write: the last writer wins, on the version it finds.
         return _write(current, None, **changes)
-    result = Draft.objects.select_related("blog", "article").get(pk=draft.pk)
-    return result
+    return Draft.objects.select_related("blog", "article").get(pk=draft.pk)
 
 
 @transaction.atomic
@@ -142,24 +144,8 @@ def draft_replace(
     """Replace the draft's fields as a whole (its schedule stays); a compare-and-set with
     `expected_version`."""
     _ensure_blog_writable(draft)
-    candidate = Draft(
-        blog_id=draft.blog_id,
-        title=title,
-        content=content,
-        content_format=content_format,
-        tags=list(tags or []),
-        slug=slug or "",
-    )
-    candidate.full_clean(exclude=["blog", "author", "article"], validate_constraints=False)
-    return _write(
-        draft,
-        expected_version,
-        title=title,
-        content=content,
-        content_format=content_format,
-        tags=list(tags or []),
-        slug=slug or "",
-    )
+    fields = _checked(draft.blog_id, title, content, content_format, tags, slug)
+    return _write(draft, expected_version, **fields)
 
 
 @transaction.atomic
@@ -194,16 +180,12 @@ def draft_publish(
     """Publish the draft now: a new article (created True) or the replaced one (False).
 
     The one guarded transition: the UPDATE that marks the draft published matches only an open
-    draft (and, with `expected`, only that version of it), inside the transaction that writes the
-    article; of any number of concurrent publications of one draft (a request, the scheduler's
-    task, its sweep) exactly one writes, the others raise DraftGone (or DraftVersionConflict)
-    and write nothing. A draft of an article that changed since the draft started from it raises
-    ArticleChangedSinceDraft and nothing is written.
-
-    The scheduler's publication (drafts.publishing) adds its own conditions to the same guard:
-    `due_at`, only a draft scheduled at or before that moment; `publish_at`, only one still
-    scheduled for that time (not rescheduled or unscheduled since its message was sent); an open
-    draft that does not match raises DraftNotDue."""
+    draft (with `expected`, only that version; with the scheduler's `due_at`, only one scheduled
+    at or before then, and `publish_at`, only one still scheduled for that time), inside the
+    transaction that writes the article. Of concurrent publications of one draft (a request, the
+    scheduler's task, its sweep) exactly one writes; the others raise DraftGone,
+    DraftVersionConflict or DraftNotDue and write nothing. A draft of an article that changed
+    since the draft started from it raises ArticleChangedSinceDraft, and nothing is written."""
     now = timezone.now()
     guard = Draft.objects.open().filter(pk=draft.pk)
     if expected is not None:
@@ -223,9 +205,9 @@ def draft_publish(
     if blog.archived:
         raise BlogArchived
     fields = _article_fields(draft)
-    if draft.article_id is None:
+    created = draft.article_id is None
+    if created:
         article = article_services.article_create(blog=blog, actor=actor, **fields)
-        created = True
     else:
         current = (
             Article.objects.select_for_update(of=("self",))
@@ -240,16 +222,9 @@ def draft_publish(
             article=current, expected_version=current.version, actor=actor, **fields
         )
         article.blog = current.blog
-        created = False
     Draft.objects.filter(pk=draft.pk).update(published_article=article)
     announce("article.published", article)
     return article, created
-
-
-def _parse_time(value: datetime) -> datetime:
-    if timezone.is_naive(value):
-        raise InvalidPublishTime("publishAt must carry its offset (RFC 3339).")
-    return value
 
 
 @transaction.atomic
@@ -259,18 +234,13 @@ def draft_schedule(
     """Schedule the draft's publication at `publish_at` (in the future, else
     InvalidPublishTime); once committed, the scheduler is told (drafts.scheduling)."""
     _ensure_blog_writable(draft)
-    publish_at = _parse_time(publish_at)
+    if timezone.is_naive(publish_at):
+        raise InvalidPublishTime("publishAt must carry its offset (RFC 3339).")
     if publish_at <= timezone.now():
         raise InvalidPublishTime
     scheduled = _write(draft, expected_version, publish_at=publish_at)
-    transaction.on_commit(lambda: _tell_scheduler(scheduled))
+    transaction.on_commit(lambda: scheduling.schedule(scheduled))
     return scheduled
-
-
-def _tell_scheduler(draft: Draft) -> None:
-    from drafts import scheduling
-
-    scheduling.schedule(draft)
 
 
 @transaction.atomic
@@ -281,15 +251,11 @@ def draft_unschedule(draft: Draft, *, expected_version: int | None = None) -> Dr
     return _write(draft, expected_version, publish_at=None)
 
 
-# --- preview links ----------------------------------------------------------------------------
-
-
 def preview_token(draft: Draft) -> tuple[str, datetime]:
     """A signed token naming the draft (Django's signing with the SECRET_KEY: no table), and
     when it expires (PREVIEW_LINK_HOURS after now)."""
     token = signing.dumps({"draft": draft.pk}, salt=PREVIEW_SALT, compress=False)
-    expires_at = timezone.now() + timedelta(hours=settings.PREVIEW_LINK_HOURS)
-    return token, expires_at
+    return token, timezone.now() + timedelta(hours=settings.PREVIEW_LINK_HOURS)
 
 
 def draft_for_preview(token: str) -> Draft:
@@ -304,9 +270,8 @@ def draft_for_preview(token: str) -> Draft:
     except signing.BadSignature:
         raise PreviewLinkInvalid from None
     draft_id = payload.get("draft") if isinstance(payload, dict) else None
-    if not isinstance(draft_id, int):
-        raise PreviewLinkInvalid
-    draft = Draft.objects.open().select_related("blog", "article").filter(pk=draft_id).first()
+    drafts = Draft.objects.open().select_related("blog", "article")
+    draft = drafts.filter(pk=draft_id).first() if isinstance(draft_id, int) else None
     if draft is None:
         raise PreviewLinkInvalid
     return draft
