@@ -11,27 +11,22 @@ class DraftError(Exception):
 
 
 class DraftGone(DraftError):
-    """The draft was published or deleted: its tombstone answers 410."""
-
     reason = "The draft was published or deleted."
 
 
 class DraftNotDue(DraftError):
-    """The scheduler's publication of an open draft that is not (or no longer) due at the time
-    its message named: nothing to do."""
+    """The scheduler's publication of an open draft not (or no longer) due at the time its message
+    named: nothing to do."""
 
     reason = "The draft is not due."
 
 
 class DraftVersionConflict(DraftError):
-    """A conditional write found another version of the draft than the one it was checked on."""
-
     reason = "The draft changed since that version."
 
 
 class ArticleChangedSinceDraft(DraftError):
-    """Publishing a draft of an article that changed since the draft started from it: refused
-    (409), never a silent lost update. Names both versions by their ETags."""
+    """Refused (409), never a silent lost update."""
 
     def __init__(self, *, started_from: str, current: str) -> None:
         super().__init__()
@@ -46,8 +41,6 @@ class ArticleChangedSinceDraft(DraftError):
 
 
 class InvalidPublishTime(DraftError):
-    """A schedule for a time that is not in the future."""
-
     reason = "publishAt must be in the future."
 
 

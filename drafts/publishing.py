@@ -26,36 +26,20 @@ SWEEP_BATCH = 100
 
 
 def publish(
-    draft_id: int,
-    *,
-    now: datetime | None = None,
-    due: bool = False,
-    publish_at: datetime | None = None,
+    draft_id: int, *, due_at: datetime | None = None, publish_at: datetime | None = None
 ) -> bool:
-    """Publish the draft if it is still open, through the one guarded transition
-    (drafts.services.draft_publish), as its author: True when this call did, False when it was
-    already published or deleted (or, with `due`, not yet due; with `publish_at`, scheduled for
-    another time since). An ArticleError or ArticleChangedSinceDraft rolls the publication back
-    and is raised."""
+    """Publish the draft as its author through the one guarded transition
+    (drafts.services.draft_publish): True when this call did, False when it was already published
+    or deleted (or, with `due_at`, not yet due; with `publish_at`, scheduled for another time
+    since). An ArticleError or ArticleChangedSinceDraft rolls the publication back and is raised."""
     draft = Draft.objects.select_related("author").filter(pk=draft_id).first()
     if draft is None:
         return False
     try:
-        draft_publish(
-            draft,
-            actor=draft.author,
-            due_at=(now or timezone.now()) if due else None,
-            publish_at=publish_at,
-        )
+        draft_publish(draft, actor=draft.author, due_at=due_at, publish_at=publish_at)
     except (DraftGone, DraftNotDue):
         return False
     return True
-
-
-def publish_due(draft_id: int, now: datetime, *, publish_at: datetime | None = None) -> bool:
-    """Publish the draft if it is open and its time has come (`publish_at`: and it is still the
-    time the caller was told): the scheduler's transition."""
-    return publish(draft_id, now=now, due=True, publish_at=publish_at)
 
 
 def unschedule(draft_id: int, *, publish_at: datetime | None = None) -> bool:
@@ -71,34 +55,30 @@ def unschedule(draft_id: int, *, publish_at: datetime | None = None) -> bool:
 
 
 def publish_on_time(draft_id: int, publish_at: datetime, now: datetime) -> bool:
-    """The scheduler's attempt: publish the due draft; one that can no longer be published (its
-    article changed, its blog archived) is taken off the schedule and logged, so that it is not
-    tried again every sweep; its author finds it unscheduled."""
+    """The scheduler's attempt: publish the draft if it is due and still scheduled for
+    `publish_at`. One that can no longer be published (its article changed, its blog archived) is
+    taken off the schedule and logged, so that it is not tried again every sweep; its author finds
+    it unscheduled."""
     try:
-        return publish_due(draft_id, now, publish_at=publish_at)
+        return publish(draft_id, due_at=now, publish_at=publish_at)
     except (ArticleError, ArticleChangedSinceDraft) as error:
         unschedule(draft_id, publish_at=publish_at)
         logger.warning("draft %s was due at %s and is unscheduled: %s", draft_id, publish_at, error)
         return False
 
 
-def due_drafts(now: datetime, limit: int = SWEEP_BATCH) -> list[tuple[int, datetime]]:
-    """(id, publish_at) of the open drafts whose time has come, the earliest first, at most
-    `limit` (the partial index draft_scheduled_idx)."""
-    return list(
+def sweep(now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
+    """Publish up to `limit` due drafts, the earliest first (those whose ETA message never came: a
+    worker stopped across the time, a broker that lost it); how many this call published."""
+    now = now or timezone.now()
+    due = (
         Draft.objects.open()
-        .filter(publish_at__isnull=False, publish_at__lte=now)
+        .filter(publish_at__isnull=False, publish_at__lte=now)  # draft_scheduled_idx
         .order_by("publish_at", "id")
         .values_list("pk", "publish_at")[:limit]
     )
-
-
-def sweep(now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
-    """Publish up to `limit` due drafts (those whose ETA message never came: a worker stopped
-    across the time, a broker that lost it); how many this call published."""
-    now = now or timezone.now()
     published = 0
-    for draft_id, publish_at in due_drafts(now, limit):
+    for draft_id, publish_at in list(due):
         try:
             published += publish_on_time(draft_id, publish_at, now)
         except Exception:  # one draft's failure leaves the others to be published

@@ -1,8 +1,6 @@
-"""Handing a scheduled draft to the scheduler: an ETA message for the task
-`drafts.publish_scheduled(draft_id, publish_at_iso)` (drafts.tasks), sent after the schedule's
-commit. A message lost on the way, or a worker stopped across the time, is caught by the beat
-sweep (`drafts.sweep_scheduled`); the task publishes through drafts.services.draft_publish, whose
-guard makes the publication happen once whichever arrives first."""
+"""Handing a scheduled draft to the scheduler: an ETA message for `drafts.publish_scheduled`
+(drafts.tasks), sent after the schedule's commit. What a lost message or a worker stopped across
+the time misses, the beat sweep catches; the guarded transition publishes once either way."""
 
 from __future__ import annotations
 
@@ -33,7 +31,6 @@ def send_publish(draft_id: int, publish_at: datetime, *, now: datetime | None = 
 
 
 def schedule(draft: Draft) -> int:
-    """Send the task that publishes `draft` at its publish_at (after the schedule's commit)."""
     if draft.publish_at is None:
         return 0
     return send_publish(draft.pk, draft.publish_at)

@@ -1,11 +1,7 @@
 """The scheduler's Celery tasks (docs/decisions/publishing.md, "Publishing on time"): the ETA task
-a schedule sends, and the beat sweep that publishes what no ETA message did.
-
-A message is `drafts.publish_scheduled(draft_id, publish_at_iso)`: it names the time it was sent
-for, so that the message of a draft unscheduled or rescheduled since does nothing. Both tasks
-publish through the one guarded transition (drafts.publishing), so that a message delivered
-twice, two workers and the sweep at once publish a draft once.
-"""
+a schedule sends, and the beat sweep that publishes what no ETA message did. A message names the
+time it was sent for, so that the message of a draft unscheduled or rescheduled since does
+nothing; both publish through the one guarded transition (drafts.publishing)."""
 
 from __future__ import annotations
 
@@ -24,8 +20,6 @@ from drafts.scheduling import PUBLISH_TASK, send_publish
 # is sent again for the time that remains.
 @shared_task(name=PUBLISH_TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def publish_scheduled(draft_id: int, publish_at_iso: str) -> bool:
-    """Publish the draft if it is still open and still scheduled for `publish_at_iso`, and that
-    time has come; True when this call published it."""
     publish_at = datetime.fromisoformat(publish_at_iso)
     scheduled = Draft.objects.open().filter(pk=draft_id).values_list("publish_at", flat=True)
     if list(scheduled) != [publish_at]:
@@ -39,6 +33,5 @@ def publish_scheduled(draft_id: int, publish_at_iso: str) -> bool:
 
 @shared_task(name="drafts.sweep_scheduled", ignore_result=True)
 def sweep_scheduled() -> int:
-    """Every DRAFTS_SWEEP_SECONDS (beat): publish the open drafts whose time has passed, a bounded
-    batch per run; how many this run published."""
+    """Every DRAFTS_SWEEP_SECONDS (beat)."""
     return publishing.sweep()
