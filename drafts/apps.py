@@ -35,6 +35,12 @@ class DraftsConfig(AppConfig):
                 "articleETag": [exc.current],
             },
         )
-        register(InvalidPublishTime, status=422, errors=lambda exc: {"publishAt": [str(exc)]})
+        # As the body's other field errors: the time is one of them.
+        register(
+            InvalidPublishTime,
+            status=422,
+            detail="The body has wrong or missing fields.",
+            errors=lambda exc: {"publishAt": [str(exc)]},
+        )
         register(PreviewLinkExpired, status=410, slug="gone")
         register(PreviewLinkInvalid, status=404)

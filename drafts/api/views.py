@@ -17,6 +17,7 @@ from rest_framework import exceptions
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 from articles.api.lookups import get_article, get_blog_to_write
 from articles.api.serializers import ArticleSerializer
@@ -34,7 +35,7 @@ from drafts.api.serializers import (
     PreviewLinkSerializer,
     PublishInputSerializer,
 )
-from drafts.exceptions import DraftGone, InvalidPublishTime
+from drafts.exceptions import DraftGone
 from drafts.models import Draft
 from rest.conditional import Validators, evaluate, strong_etag
 from rest.exceptions import UnprocessableContent
@@ -61,15 +62,22 @@ def draft_validators(draft: Draft) -> Validators:
     return Validators(strong_etag("draft", draft.pk, draft.version), draft.updated_at)
 
 
-class DraftApiView(TokenOnlyView):
-    """The blog's authors only: every method needs the token (401), then authorship (403)."""
+class _Private:
+    """Every answer, errors included, carries these headers."""
+
+    private_headers = {"Cache-Control": PRIVATE}
 
     def finalize_response(
         self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
     ) -> HttpResponse:
         response = super().finalize_response(request, response, *args, **kwargs)
-        response["Cache-Control"] = PRIVATE
+        for name, value in self.private_headers.items():
+            response[name] = value
         return response
+
+
+class DraftApiView(_Private, TokenOnlyView):
+    """The blog's authors only: every method needs the token (401), then authorship (403)."""
 
     def blog(self, request: Request, blog_id: int) -> Blog:
         blog = get_blog_to_write(request, blog_id)
@@ -88,12 +96,28 @@ class DraftApiView(TokenOnlyView):
         draft.blog = blog
         return draft
 
+    def draft_to_write(
+        self, request: Request, blog_id: int, draft_id: int
+    ) -> tuple[Draft, int | None]:
+        """The open draft once the request's preconditions hold (412), and the version a write
+        must still find: the one they were checked on, unless `If-Match: *` or none was sent."""
+        draft = self.draft(request, blog_id, draft_id)
+        evaluate(request, draft_validators(draft))
+        if_match = request.META.get("HTTP_IF_MATCH")
+        if if_match is not None:
+            return draft, None if if_match.strip() == "*" else draft.version
+        return draft, draft.version if request.META.get("HTTP_IF_UNMODIFIED_SINCE") else None
 
-def _input(request: Request) -> dict[str, Any]:
-    serializer = DraftInputSerializer(data=json_object(request))
+
+def _valid(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=json_object(request))
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
-    data = serializer.validated_data
+    return serializer.validated_data
+
+
+def _input(request: Request) -> dict[str, Any]:
+    data = _valid(DraftInputSerializer, request)
     return {
         "title": data["title"],
         "content": data.get("content"),
@@ -101,15 +125,6 @@ def _input(request: Request) -> dict[str, Any]:
         "tags": data.get("tags", []),
         "slug": data.get("slug", ""),
     }
-
-
-def _expected(request: Request, draft: Draft) -> int | None:
-    if_match = request.META.get("HTTP_IF_MATCH")
-    if if_match is not None:
-        return None if if_match.strip() == "*" else draft.version
-    if request.META.get("HTTP_IF_UNMODIFIED_SINCE"):
-        return draft.version
-    return None
 
 
 def draft_response(request: Request, draft: Draft, *, status: int = 200) -> Response:
@@ -162,7 +177,6 @@ class DraftListView(DraftApiView):
         if blog.archived:
             raise BlogArchived
         draft = services.draft_create(blog=blog, actor=request.user, **_input(request))
-        draft.blog = blog
         return _created(request, draft)
 
 
@@ -180,7 +194,6 @@ class ArticleDraftView(DraftApiView):
         blog = self.blog(request, blog_id)
         article = get_article(blog, article_id)
         draft = services.draft_from_article(article=article, actor=request.user)
-        draft.blog = blog
         return _created(request, draft)
 
 
@@ -211,12 +224,8 @@ class DraftView(DraftApiView):
         errors=(409, 410, 412),
     )
     def put(self, request: Request, blog_id: int, draft_id: int) -> Response:
-        draft = self.draft(request, blog_id, draft_id)
-        evaluate(request, draft_validators(draft))
-        fields = _input(request)
-        updated = services.draft_replace(
-            draft=draft, expected_version=_expected(request, draft), **fields
-        )
+        draft, expected = self.draft_to_write(request, blog_id, draft_id)
+        updated = services.draft_replace(draft=draft, expected_version=expected, **_input(request))
         updated.blog = draft.blog
         return draft_response(request, updated)
 
@@ -230,9 +239,8 @@ class DraftView(DraftApiView):
         errors=(409, 410, 412),
     )
     def delete(self, request: Request, blog_id: int, draft_id: int) -> Response:
-        draft = self.draft(request, blog_id, draft_id)
-        evaluate(request, draft_validators(draft))
-        services.draft_delete(draft=draft, expected_version=_expected(request, draft))
+        draft, expected = self.draft_to_write(request, blog_id, draft_id)
+        services.draft_delete(draft=draft, expected_version=expected)
         return Response(status=204)
 
 
@@ -253,18 +261,10 @@ class PublishView(DraftApiView):
         errors=(409, 410, 412),
     )
     def post(self, request: Request, blog_id: int, draft_id: int) -> Response:
-        draft = self.draft(request, blog_id, draft_id)
-        evaluate(request, draft_validators(draft))
-        serializer = PublishInputSerializer(data=json_object(request))
-        if not serializer.is_valid():
-            raise UnprocessableContent(serializer.errors)
-        expected = _expected(request, draft)
-        publish_at = serializer.validated_data.get("publishAt")
+        draft, expected = self.draft_to_write(request, blog_id, draft_id)
+        publish_at = _valid(PublishInputSerializer, request).get("publishAt")
         if publish_at is not None:
-            try:
-                scheduled = services.draft_schedule(draft, publish_at, expected_version=expected)
-            except InvalidPublishTime as error:
-                raise UnprocessableContent({"publishAt": [str(error)]}) from None
+            scheduled = services.draft_schedule(draft, publish_at, expected_version=expected)
             scheduled.blog = draft.blog
             return draft_response(request, scheduled, status=202)
         article, created = services.draft_publish(draft, expected=expected, actor=request.user)
@@ -286,9 +286,8 @@ class PublishView(DraftApiView):
         errors=(409, 410, 412),
     )
     def delete(self, request: Request, blog_id: int, draft_id: int) -> Response:
-        draft = self.draft(request, blog_id, draft_id)
-        evaluate(request, draft_validators(draft))
-        services.draft_unschedule(draft, expected_version=_expected(request, draft))
+        draft, expected = self.draft_to_write(request, blog_id, draft_id)
+        services.draft_unschedule(draft, expected_version=expected)
         return Response(status=204)
 
 
@@ -310,18 +309,11 @@ class PreviewLinkView(DraftApiView):
         return Response(data, status=201)
 
 
-class PreviewView(ApiView):
+class PreviewView(_Private, ApiView):
     """A preview link: the draft without a token (HAL, or a plain page for a browser)."""
 
     permission_classes = [AllowAny]
-
-    def finalize_response(
-        self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
-    ) -> HttpResponse:
-        response = super().finalize_response(request, response, *args, **kwargs)
-        response["Cache-Control"] = PRIVATE
-        response["X-Robots-Tag"] = "noindex"
-        return response
+    private_headers = {"Cache-Control": PRIVATE, "X-Robots-Tag": "noindex"}
 
     @extend_schema(
         operation_id="draft_preview",
