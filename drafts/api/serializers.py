@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
 from typing import Any
 
@@ -27,8 +28,7 @@ from rest.paging import page_serializer
     " `tags` or `slug` removes them."
 )
 class DraftInputSerializer(ArticleInputSerializer):
-    """An article's fields and their checks (articles.api.inputs), with a draft's defaults: a
-    PUT replaces them all."""
+    """An article's fields and their checks (articles.api.inputs), with a draft's defaults."""
 
     contentFormat = serializers.ChoiceField(
         choices=CONTENT_FORMAT_NAMES, required=False, default="text"
@@ -54,8 +54,11 @@ class PublishInputSerializer(serializers.Serializer):
     publishAt = serializers.DateTimeField(required=False, input_formats=["iso-8601"])
 
 
-def _self(request: HttpRequest, draft: Draft) -> Link:
-    return link(api_url(request, "draft", blog_id=draft.blog_id, draft_id=draft.pk))
+def _draft_link(route: str) -> Callable[[HttpRequest, Draft], Link]:
+    def build(request: HttpRequest, draft: Draft) -> Link:
+        return link(api_url(request, route, blog_id=draft.blog_id, draft_id=draft.pk))
+
+    return build
 
 
 def _blog(request: HttpRequest, draft: Draft) -> Link:
@@ -66,14 +69,6 @@ def _article(request: HttpRequest, draft: Draft) -> Link | None:
     if draft.article_id is None:
         return None
     return link(api_url(request, "article", blog_id=draft.blog_id, article_id=draft.article_id))
-
-
-def _publish(request: HttpRequest, draft: Draft) -> Link:
-    return link(api_url(request, "draft-publish", blog_id=draft.blog_id, draft_id=draft.pk))
-
-
-def _preview(request: HttpRequest, draft: Draft) -> Link:
-    return link(api_url(request, "draft-preview", blog_id=draft.blog_id, draft_id=draft.pk))
 
 
 class DraftSerializer(HalSerializer):
@@ -93,11 +88,11 @@ class DraftSerializer(HalSerializer):
     )
     _links = LinksField(
         {
-            "self": _self,
+            "self": _draft_link("draft"),
             "doc:blog": _blog,
             "doc:article": _article,
-            "doc:publish": _publish,
-            "doc:preview": _preview,
+            "doc:publish": _draft_link("draft-publish"),
+            "doc:preview": _draft_link("draft-preview"),
         },
         optional=("doc:article",),
         help_text="`doc:article` when the draft edits a published article.",
