@@ -1,8 +1,6 @@
-"""Drafts in the admin (issue 29, point 4): the editors' workflow of the API's authors. A draft
-is written, scheduled (its time in the form: the ETA message leaves after the commit), taken off
-the schedule, published at once, or previewed through its signed link; the list says when each
-scheduled draft will go out. Publishing goes through the scheduler's one guarded transition
-(drafts.publishing), so an editor's "publish now" racing the scheduler publishes once."""
+"""Drafts in the admin (issue 29, point 4): the editors' workflow of the API's authors. Publishing
+goes through the scheduler's one guarded transition (drafts.publishing), so an editor's "publish
+now" racing the scheduler publishes once."""
 
 from __future__ import annotations
 
@@ -47,7 +45,6 @@ class StateFilter(admin.SimpleListFilter):
 
 
 class DraftForm(forms.ModelForm):
-    # The tag names as the editor types them: comma-separated.
     tags = forms.CharField(
         required=False, help_text="Tag names, separated by commas.", strip=True, max_length=2000
     )
@@ -71,11 +68,7 @@ class DraftForm(forms.ModelForm):
 
     def clean_publish_at(self):
         publish_at = self.cleaned_data.get("publish_at")
-        if (
-            publish_at is not None
-            and "publish_at" in self.changed_data
-            and publish_at <= timezone.now()
-        ):
+        if publish_at and "publish_at" in self.changed_data and publish_at <= timezone.now():
             raise ValidationError(
                 "The time to publish must be in the future (or use “Publish now”)."
             )

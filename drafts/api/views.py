@@ -6,6 +6,7 @@ one without a token."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.http import HttpResponse
@@ -21,8 +22,8 @@ from rest_framework.serializers import Serializer
 
 from articles.api.lookups import get_article, get_blog_to_write
 from articles.api.serializers import ArticleSerializer
+from articles.api.views.articles import article_response
 from articles.content import render_html
-from articles.etags import article_etag
 from articles.exceptions import BlogArchived
 from blogs.models import Blog
 from core.negotiation import is_browser_navigation
@@ -54,8 +55,7 @@ TAG = "drafts"
 PRIVATE = "private, no-store"
 
 
-def _operation(operation_id: str, summary: str, description: str, **options: Any) -> Any:
-    return token_operation(TAG, operation_id, summary, description, **options)
+_operation = partial(token_operation, TAG)
 
 
 def draft_validators(draft: Draft) -> Validators:
@@ -268,9 +268,7 @@ class PublishView(DraftApiView):
             scheduled.blog = draft.blog
             return draft_response(request, scheduled, status=202)
         article, created = services.draft_publish(draft, expected=expected, actor=request.user)
-        data = ArticleSerializer(article, context={"request": request}).data
-        validators = Validators(article_etag(article), article.updated_at)
-        response = validators.apply(Response(data, status=201 if created else 200))
+        response = article_response(request, article, status=201 if created else 200)
         if created:
             response["Location"] = api_url(
                 request, "article", blog_id=article.blog_id, article_id=article.pk
