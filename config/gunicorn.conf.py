@@ -96,11 +96,9 @@ def child_exit(server, worker) -> None:
 
 
 def pre_fork(server, worker) -> None:
-    # What the master has built (the preloaded application) lives as long as the worker: frozen,
-    # the worker's collections never walk it. They run as often as the requests' own garbage asks
-    # and cost less, so the cycles DRF leaves per request (view, request, response) are freed
-    # sooner: 11 MiB less per worker after the same load (docs/benchmarks.md). Python's gc.freeze
-    # documents this use, just before a fork.
+    # The preloaded application lives as long as the worker: frozen (gc.freeze's documented use,
+    # just before a fork), the worker's collections never walk it, cost less, and free the cycles
+    # DRF leaves per request sooner: 11 MiB less per worker (docs/benchmarks.md).
     gc.freeze()
 
 
@@ -109,10 +107,9 @@ def post_fork(server, worker) -> None:
 
 
 def post_worker_init(worker) -> None:
-    # Ctrl-C (SIGINT to the process group, as from `make serve` in a terminal) reaches every
-    # worker as well as the master, which then sends each worker SIGQUIT, its quick stop. Taking
-    # both, a gthread worker ran its quit handler inside itself and hung on its thread pool's lock
-    # (docs/decisions/clean-stops.md): a worker leaves SIGINT to the master.
+    # Ctrl-C (SIGINT to the process group, as from `make serve`) reaches every worker and the
+    # master, which then sends each worker SIGQUIT; taking both, a gthread worker hung on its
+    # thread pool's lock (docs/decisions/clean-stops.md): a worker leaves SIGINT to the master.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

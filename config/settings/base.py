@@ -1,7 +1,5 @@
-"""Settings for every environment; production differs only by environment variables.
-
-See README.md, "Configuration", for the meaning and default of each variable.
-"""
+"""Settings for every environment; production differs only by environment variables (README.md,
+"Configuration", gives each one's meaning and default)."""
 
 from __future__ import annotations
 
@@ -152,13 +150,11 @@ def database_from_url(url: str) -> dict:
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     elif database["ENGINE"] == "django.db.backends.postgresql":
-        database.setdefault("OPTIONS", {})
-        database["OPTIONS"].setdefault(
-            "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1)
-        )
+        options = database.setdefault("OPTIONS", {})
+        options.setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 3, minimum=1))
         if DATABASE_POOLER == "pgbouncer":
             database["DISABLE_SERVER_SIDE_CURSORS"] = True
-            database["OPTIONS"]["prepare_threshold"] = None
+            options["prepare_threshold"] = None
     return database
 
 
@@ -192,10 +188,7 @@ if REDIS_URL:
             # django-redis's RedisCache (core.store.RedisStore), counting its calls for metrics.
             "BACKEND": "core.metrics.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {
-                "SOCKET_CONNECT_TIMEOUT": 0.5,
-                "SOCKET_TIMEOUT": 0.5,
-            },
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5},
         }
     }
 else:
@@ -300,13 +293,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 # Only the admin has a password login; the API uses access tokens.
 AXES_ONLY_ADMIN_SITE = True
-# The client's address: the connection's, or behind the trusted proxy the one it wrote in
-# X-Forwarded-For (core.client_address, the rate limits' answer too). Without this, behind
-# nginx every client would have nginx's address, and five wrong passwords from anyone would lock
-# the editor out for everyone.
+# The client's address as the rate limits see it (core.client_address): behind nginx, without
+# this, every client would have nginx's, and five wrong passwords would lock the editor out.
 AXES_CLIENT_IP_CALLABLE = "core.client_address.client_address"
-# Not verbose: no banner on every start (management commands print one line), lockouts are
-# still logged as warnings.
+# No banner on every start (management commands print one line); lockouts are still logged.
 AXES_VERBOSE = False
 
 # --- Limits and knobs named by the contract -------------------------------------------------------
