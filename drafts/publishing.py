@@ -1,10 +1,7 @@
-"""Publishing a draft on time, exactly once (docs/decisions/publishing.md, "Publishing on time").
-
-One guarded transition decides who publishes: the UPDATE that marks the draft published matches
-an open draft only, so of every attempt at once (the ETA task on two workers, a redelivered
-message, the beat sweep, an editor's "publish now") exactly one writes the row, and the article
-is created or replaced in the same transaction. Every other attempt finds no row and does nothing.
-"""
+"""Publishing a draft on time, exactly once (docs/decisions/publishing.md, "Publishing on time"):
+every attempt at once (the ETA task on two workers, a redelivered message, the beat sweep, an
+editor's "publish now") goes through the one guarded transition of draft_publish, so exactly one
+publishes and every other finds no open draft and does nothing."""
 
 from __future__ import annotations
 
@@ -28,10 +25,9 @@ SWEEP_BATCH = 100
 def publish(
     draft_id: int, *, due_at: datetime | None = None, publish_at: datetime | None = None
 ) -> bool:
-    """Publish the draft as its author through the one guarded transition
-    (drafts.services.draft_publish): True when this call did, False when it was already published
-    or deleted (or, with `due_at`, not yet due; with `publish_at`, scheduled for another time
-    since). An ArticleError or ArticleChangedSinceDraft rolls the publication back and is raised."""
+    """Publish the draft as its author: True when this call did, False when another did, it was
+    deleted, or (with the scheduler's conditions) it is not due. An ArticleError or
+    ArticleChangedSinceDraft rolls the publication back and is raised."""
     draft = Draft.objects.select_related("author").filter(pk=draft_id).first()
     if draft is None:
         return False
@@ -67,15 +63,15 @@ def publish_on_time(draft_id: int, publish_at: datetime, now: datetime) -> bool:
         return False
 
 
-def sweep(now: datetime | None = None, limit: int = SWEEP_BATCH) -> int:
-    """Publish up to `limit` due drafts, the earliest first (those whose ETA message never came: a
-    worker stopped across the time, a broker that lost it); how many this call published."""
+def sweep(now: datetime | None = None) -> int:
+    """Publish up to SWEEP_BATCH due drafts whose ETA message never came (a worker stopped across
+    the time, a broker that lost it), the earliest first; how many this call published."""
     now = now or timezone.now()
     due = (
         Draft.objects.open()
         .filter(publish_at__isnull=False, publish_at__lte=now)  # draft_scheduled_idx
         .order_by("publish_at", "id")
-        .values_list("pk", "publish_at")[:limit]
+        .values_list("pk", "publish_at")[:SWEEP_BATCH]
     )
     published = 0
     for draft_id, publish_at in list(due):

@@ -53,8 +53,6 @@ from rest.views import ApiView, TokenOnlyView, json_object
 
 TAG = "drafts"
 PRIVATE = "private, no-store"
-
-
 _operation = partial(token_operation, TAG)
 
 
