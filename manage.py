@@ -9,10 +9,9 @@ from pathlib import Path
 def main() -> None:
     from core.env import load_env_file
 
-    # The checkout's own `.env`, which `make run` writes (DEBUG on, a generated SECRET_KEY), so
-    # that `python manage.py issue_token bob` runs in a development checkout as the docs show.
-    # The environment wins over it; gunicorn (config/wsgi.py) never reads it, so production
-    # still refuses to start without a SECRET_KEY.
+    # The checkout's `.env`, which `make run` writes (DEBUG on, a generated SECRET_KEY), so that
+    # `python manage.py issue_token bob` runs as the docs show. The environment wins over it;
+    # gunicorn (config/wsgi.py) never reads it: production still needs its own SECRET_KEY.
     load_env_file(Path(__file__).resolve().parent / ".env")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     from django.core.management import execute_from_command_line

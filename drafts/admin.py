@@ -4,6 +4,8 @@ now" racing the scheduler publishes once."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -165,8 +167,7 @@ class DraftAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         obj.refresh_from_db(fields=["version"])
         if obj.publish_at is not None and "publish_at" in form.changed_data:
-            draft_id, publish_at = obj.pk, obj.publish_at
-            transaction.on_commit(lambda: scheduling.send_publish(draft_id, publish_at))
+            transaction.on_commit(partial(scheduling.send_publish, obj.pk, obj.publish_at))
 
     def delete_model(self, request: HttpRequest, obj: Draft) -> None:
         Draft.objects.open().filter(pk=obj.pk).update(

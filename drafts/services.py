@@ -141,8 +141,7 @@ def draft_replace(
     slug: str = "",
     expected_version: int | None = None,
 ) -> Draft:
-    """Replace the draft's fields as a whole (its schedule stays); a compare-and-set with
-    `expected_version`."""
+    """Replace the draft's fields as a whole; its schedule stays."""
     _ensure_blog_writable(draft)
     fields = _checked(draft.blog_id, title, content, content_format, tags, slug)
     return _write(draft, expected_version, **fields)
@@ -231,8 +230,7 @@ def draft_publish(
 def draft_schedule(
     draft: Draft, publish_at: datetime, *, expected_version: int | None = None
 ) -> Draft:
-    """Schedule the draft's publication at `publish_at` (in the future, else
-    InvalidPublishTime); once committed, the scheduler is told (drafts.scheduling)."""
+    """Once committed, the scheduler is told (drafts.scheduling)."""
     _ensure_blog_writable(draft)
     if timezone.is_naive(publish_at):
         raise InvalidPublishTime("publishAt must carry its offset (RFC 3339).")
@@ -252,8 +250,7 @@ def draft_unschedule(draft: Draft, *, expected_version: int | None = None) -> Dr
 
 
 def preview_token(draft: Draft) -> tuple[str, datetime]:
-    """A signed token naming the draft (Django's signing with the SECRET_KEY: no table), and
-    when it expires (PREVIEW_LINK_HOURS after now)."""
+    """A token naming the draft, signed with the SECRET_KEY (no table), and when it expires."""
     token = signing.dumps({"draft": draft.pk}, salt=PREVIEW_SALT, compress=False)
     return token, timezone.now() + timedelta(hours=settings.PREVIEW_LINK_HOURS)
 
