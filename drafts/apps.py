@@ -6,29 +6,17 @@ class DraftsConfig(AppConfig):
     verbose_name = "Drafts"
 
     def ready(self) -> None:
+        from drafts import exceptions
         from drafts.api import rels
-        from drafts.exceptions import (
-            ArticleChangedSinceDraft,
-            DraftGone,
-            DraftVersionConflict,
-            InvalidPublishTime,
-            PreviewLinkExpired,
-            PreviewLinkInvalid,
-        )
         from rest.docs import document
         from rest.exceptions import register
 
         document(rels.RELATIONS)
-        register(DraftGone, status=410, slug="gone")
-        register(
-            DraftVersionConflict,
-            status=412,
-            slug="precondition-failed",
-            detail="The draft changed since that version.",
-        )
+        register(exceptions.DraftGone, status=410, slug="gone")
+        register(exceptions.DraftVersionConflict, status=412, slug="precondition-failed")
         # Both versions named, by their ETags: the draft's starting point and the article now.
         register(
-            ArticleChangedSinceDraft,
+            exceptions.ArticleChangedSinceDraft,
             status=409,
             errors=lambda exc: {
                 "draftStartedFrom": [exc.started_from],
@@ -37,10 +25,10 @@ class DraftsConfig(AppConfig):
         )
         # As the body's other field errors: the time is one of them.
         register(
-            InvalidPublishTime,
+            exceptions.InvalidPublishTime,
             status=422,
             detail="The body has wrong or missing fields.",
             errors=lambda exc: {"publishAt": [str(exc)]},
         )
-        register(PreviewLinkExpired, status=410, slug="gone")
-        register(PreviewLinkInvalid, status=404)
+        register(exceptions.PreviewLinkExpired, status=410, slug="gone")
+        register(exceptions.PreviewLinkInvalid, status=404)
