@@ -9,7 +9,7 @@ class DraftsConfig(AppConfig):
         from drafts import exceptions
         from drafts.api import rels
         from rest.docs import document
-        from rest.exceptions import register
+        from rest.exceptions import UnprocessableContent, register
 
         document(rels.RELATIONS)
         register(exceptions.DraftGone, status=410, slug="gone")
@@ -27,7 +27,7 @@ class DraftsConfig(AppConfig):
         register(
             exceptions.InvalidPublishTime,
             status=422,
-            detail="The body has wrong or missing fields.",
+            detail=UnprocessableContent.default_detail,
             errors=lambda exc: {"publishAt": [str(exc)]},
         )
         register(exceptions.PreviewLinkExpired, status=410, slug="gone")
