@@ -202,8 +202,7 @@ else:
     }
 
 # How long a representation stays in the cache (core.representations; a write replaces it at
-# once); 0 keeps none: every read is built from the database (the benchmark's scale rows measure
-# that).
+# once); 0 keeps none: every read is built from the database.
 REPRESENTATION_CACHE_SECONDS = env_int("REPRESENTATION_CACHE_SECONDS", 300, minimum=0)
 
 # A shared cache in front (the edge; docs/decisions/edge-cache.md): public reads carry
@@ -307,8 +306,7 @@ PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
 # A page embeds an article's content only up to this many characters (longer: left out, with
 # "contentOmitted": true), so that a page of 100 stays a few MB at most.
 PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
-# The revisions kept per article (articles.services): a replace beyond the bound deletes the
-# oldest in its own transaction.
+# The revisions kept per article: a replace beyond the bound deletes the oldest (articles.services).
 ARTICLE_REVISIONS_KEPT = env_int("ARTICLE_REVISIONS_KEPT", 50, minimum=1)
 # Revisions are listed per article by version (a unique index): an index on their date alone
 # would only cost every replace a write.
