@@ -11,8 +11,8 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import escape
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions
 from rest_framework.permissions import AllowAny
@@ -324,20 +324,11 @@ class PreviewView(_Private, ApiView):
     def get(self, request: Request, token: str) -> HttpResponse:
         draft = services.draft_for_preview(token)
         if is_browser_navigation(request):
-            return HttpResponse(_preview_page(draft), content_type="text/html; charset=utf-8")
+            # The content rendered and sanitised as the article's contentHtml will be
+            # (articles.content); the template escapes the rest.
+            content = render_html(draft.content, draft.content_format)
+            page = render_to_string("drafts/preview.html", {"draft": draft, "content": content})
+            return HttpResponse(page, content_type="text/html; charset=utf-8")
         data = DraftSerializer(draft, context={"request": request}).data
         data.pop("_templates", None)
         return Response(data)
-
-
-def _preview_page(draft: Draft) -> str:
-    title = escape(draft.title)
-    # Rendered and sanitised as the article's contentHtml will be (articles.content).
-    content = render_html(draft.content, draft.content_format)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="robots" content="noindex">'
-        f"<title>Preview: {title}</title></head>\n<body><main><p><em>Preview of a draft"
-        f" of {escape(draft.blog.title)}: not published.</em></p>\n<h1>{title}</h1>\n"
-        f"{content}\n</main></body></html>\n"
-    )
