@@ -31,6 +31,5 @@ def send_publish(draft_id: int, publish_at: datetime, *, now: datetime | None = 
 
 
 def schedule(draft: Draft) -> int:
-    if draft.publish_at is None:
-        return 0
+    """After draft_schedule's commit: `draft.publish_at` is set."""
     return send_publish(draft.pk, draft.publish_at)
