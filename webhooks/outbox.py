@@ -3,11 +3,11 @@ written in the announcing write's transaction, handed to the broker after its co
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
+from wsgiref.util import setup_testing_defaults
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIRequest
@@ -24,18 +24,12 @@ def public_request() -> HttpRequest:
     """A request on WEBHOOK_PUBLIC_URL, the service's origin as integrators reach it: the links of
     a message's data are built from it as the API builds them from the request it answers."""
     parts = urlsplit(settings.WEBHOOK_PUBLIC_URL)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    return WSGIRequest(
-        {
-            "REQUEST_METHOD": "GET",
-            "PATH_INFO": "/",
-            "SERVER_NAME": parts.hostname,
-            "SERVER_PORT": str(port),
-            "HTTP_HOST": parts.netloc,
-            "wsgi.url_scheme": parts.scheme,
-            "wsgi.input": io.BytesIO(b""),
-        }
-    )
+    environ = {"SERVER_NAME": parts.hostname, "HTTP_HOST": parts.netloc}
+    environ["wsgi.url_scheme"] = parts.scheme
+    if parts.port:
+        environ["SERVER_PORT"] = str(parts.port)
+    setup_testing_defaults(environ)  # the rest of a GET's environ: the scheme's port, no body
+    return WSGIRequest(environ)
 
 
 def announce(
