@@ -46,8 +46,7 @@ class Subscription(models.Model):
     )
     # A CharField: webhooks.validation checks it (URLField would refuse http://receiver:8080/).
     url = models.CharField(
-        max_length=URL_MAX_LENGTH,
-        help_text="Where each message is POSTed (http or https).",
+        max_length=URL_MAX_LENGTH, help_text="Where each message is POSTed (http or https)."
     )
     events = models.JSONField(
         default=list,
@@ -59,8 +58,7 @@ class Subscription(models.Model):
         "off by itself when every delivery to it has failed for a long time (see the reason).",
     )
     disabled_reason = models.TextField(
-        blank=True,
-        help_text="Why the subscription was turned off; empty while it is active.",
+        blank=True, help_text="Why the subscription was turned off; empty while it is active."
     )
     disabled_at = models.DateTimeField(null=True, blank=True, editable=False)
     secret = models.CharField(max_length=100, editable=False)

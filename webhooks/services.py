@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -14,13 +15,7 @@ from django.utils import timezone
 
 from blogs.models import Blog
 from webhooks import sender, signing
-from webhooks.models import (
-    RESPONSE_EXCERPT_BYTES,
-    Attempt,
-    Delivery,
-    Event,
-    Subscription,
-)
+from webhooks.models import RESPONSE_EXCERPT_BYTES, Attempt, Delivery, Event, Subscription
 from webhooks.publishing import enqueue
 from webhooks.validation import validate_events, validate_target_url
 
@@ -41,13 +36,6 @@ class SubscriptionDisabled(Exception):
 class SubscriptionLimitReached(Exception):
     """The blog has WEBHOOK_MAX_PER_BLOG subscriptions already."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"The blog has {limit} webhooks, as many as it may; delete one first.")
-        self.limit = limit
-
-
-# --- subscriptions -------------------------------------------------------------------------------
-
 
 @transaction.atomic
 def subscription_create(
@@ -61,8 +49,11 @@ def subscription_create(
     """The new subscription and its secret, shown to its author this once. The blog's row lock
     keeps the WEBHOOK_MAX_PER_BLOG cap exact under racing creates (decisions/webhook-limits.md)."""
     Blog.objects.select_for_update(no_key=True).filter(pk=blog.pk).exists()
-    if Subscription.objects.filter(blog_id=blog.pk).count() >= settings.WEBHOOK_MAX_PER_BLOG:
-        raise SubscriptionLimitReached(settings.WEBHOOK_MAX_PER_BLOG)
+    limit = settings.WEBHOOK_MAX_PER_BLOG
+    if Subscription.objects.filter(blog_id=blog.pk).count() >= limit:
+        raise SubscriptionLimitReached(
+            f"The blog has {limit} webhooks, as many as it may; delete one first."
+        )
     secret = signing.secret_generate()
     subscription = Subscription(
         blog=blog,
@@ -114,16 +105,11 @@ def subscription_rotate_secret(*, subscription: Subscription) -> tuple[Subscript
     24 hours, so that the receiver can switch without losing a message."""
     now = timezone.now()
     current = Subscription.objects.select_for_update().get(pk=subscription.pk)
-    secret = signing.secret_generate()
-    current.previous_secret = current.secret
+    current.previous_secret, current.secret = current.secret, signing.secret_generate()
     current.previous_secret_expires_at = now + PREVIOUS_SECRET_VALID
-    current.secret = secret
     current.updated_at = now
     current.save()
-    return current, secret
-
-
-# --- deliveries ----------------------------------------------------------------------------------
+    return current, current.secret
 
 
 def _claim(delivery_id: int, now: datetime) -> Delivery | None:
@@ -223,7 +209,6 @@ def _record(delivery: Delivery, outcome: sender.Outcome, started_at: datetime) -
     )
     delivery.attempt_count += 1
     delivery.leased_until = None
-    countdown = None
     if outcome.succeeded:
         delivery.status, delivery.completed_at, delivery.last_error = "succeeded", now, ""
     else:
@@ -234,7 +219,8 @@ def _record(delivery: Delivery, outcome: sender.Outcome, started_at: datetime) -
         next_at = now + timedelta(seconds=delay)
         if outcome.retryable and next_at <= delivery.retry_until:
             delivery.next_attempt_at, delivery.enqueued_at = next_at, None
-            countdown = delay
+            if delay <= COUNTDOWN_MAX_SECONDS:
+                transaction.on_commit(partial(enqueue, [delivery.pk], countdown=delay))
         else:
             delivery.status, delivery.completed_at = "failed", now
     delivery.save(
@@ -249,9 +235,6 @@ def _record(delivery: Delivery, outcome: sender.Outcome, started_at: datetime) -
         ]
     )
     _subscription_health(delivery.subscription, attempt, now)
-    if countdown is not None and countdown <= COUNTDOWN_MAX_SECONDS:
-        ids = [delivery.pk]
-        transaction.on_commit(lambda: enqueue(ids, countdown=countdown))
     return attempt
 
 
@@ -294,8 +277,7 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
     current.retry_until = now + timedelta(hours=settings.WEBHOOK_RETRY_HOURS)
     current.completed_at = current.enqueued_at = current.leased_until = None
     current.save()
-    ids = [current.pk]
-    transaction.on_commit(lambda: enqueue(ids))
+    transaction.on_commit(partial(enqueue, [current.pk]))
     return current
 
 
