@@ -47,10 +47,8 @@ class Outcome:
     def retryable(self) -> bool:
         """Worth trying again later: no answer (timeout, refused connection, reset), a 5xx, 408 or
         429. A refused target and any other answer end the delivery."""
-        if self.succeeded or self.refused:
-            return False
         if self.status_code is None:
-            return True
+            return not self.refused
         return self.status_code >= 500 or self.status_code in RETRYABLE_STATUSES
 
 
