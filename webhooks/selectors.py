@@ -17,12 +17,11 @@ def _page(rows: QuerySet, order: tuple[str, ...], page_index: int, page_size: in
     return Page(items, total, page_index, page_size)
 
 
-def subscription_page(*, blog_id: int, page_index: int, page_size: int) -> Page[Subscription]:
-    rows = Subscription.objects.filter(blog_id=blog_id)
-    return _page(rows, ("id",), page_index, page_size)
+def subscription_page(blog_id: int, page_index: int, page_size: int) -> Page[Subscription]:
+    return _page(Subscription.objects.filter(blog_id=blog_id), ("id",), page_index, page_size)
 
 
-def delivery_page(*, subscription: Subscription, page_index: int, page_size: int) -> Page[Delivery]:
+def delivery_page(subscription: Subscription, page_index: int, page_size: int) -> Page[Delivery]:
     """Newest first, each with its attempts (oldest first) and its event."""
     rows = (
         Delivery.objects.filter(subscription=subscription)

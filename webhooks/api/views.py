@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -44,12 +45,6 @@ class WebhookLimitReached(exceptions.APIException):
     slug = "webhook-limit-reached"
 
 
-WEBHOOK_WRITE_LIMIT = (
-    "Over the write limit, or over the smaller limit of webhook writes"
-    " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
-)
-
-
 def _operation(
     operation_id: str,
     summary: str,
@@ -63,7 +58,10 @@ def _operation(
     writes count against a limit of their own too (429, RATE_LIMIT_WEBHOOK_WRITE)."""
     meanings = dict(meanings or {})
     if write:
-        meanings[429] = WEBHOOK_WRITE_LIMIT
+        meanings[429] = (
+            "Over the write limit, or over the smaller limit of webhook writes"
+            " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
+        )
     return token_operation(
         TAG, operation_id, summary, description, write=write, meanings=meanings, **options
     )
@@ -85,11 +83,17 @@ class WebhookApiView(TokenOnlyView):
         return subscription
 
 
-def _input(request: Request, *, partial: bool) -> dict[str, Any]:
+def _write(request: Request, service: Callable[..., Any], *, partial: bool, **kwargs: Any) -> Any:
+    """`service` with the body's values; what the body or the service refuses is a 422 or 409."""
     serializer = SubscriptionInputSerializer(data=json_object(request), partial=partial)
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
-    return dict(serializer.validated_data)
+    try:
+        return service(**kwargs, **serializer.validated_data)
+    except ValidationError as error:
+        raise UnprocessableContent(error.message_dict) from None
+    except services.SubscriptionLimitReached as error:
+        raise WebhookLimitReached(str(error)) from None
 
 
 class WebhookListView(WebhookApiView):
@@ -103,11 +107,9 @@ class WebhookListView(WebhookApiView):
         write=False,
     )
     def get(self, request: Request, blog_id: int) -> Response:
-        page_index, page_size = page_params(request)
+        paging = page_params(request)
         blog = self.blog(request, blog_id)
-        page = selectors.subscription_page(
-            blog_id=blog.pk, page_index=page_index, page_size=page_size
-        )
+        page = selectors.subscription_page(blog.pk, *paging)
         url = api_url(request, "webhooks", blog_id=blog.pk)
         return Response(page_body(request, WebhookPageSerializer, page, collection_url=url))
 
@@ -128,15 +130,9 @@ class WebhookListView(WebhookApiView):
     )
     def post(self, request: Request, blog_id: int) -> Response:
         blog = self.blog(request, blog_id)
-        values = _input(request, partial=False)
-        try:
-            subscription, _ = services.subscription_create(
-                blog=blog, created_by=request.user, **values
-            )
-        except ValidationError as error:
-            raise UnprocessableContent(error.message_dict) from None
-        except services.SubscriptionLimitReached as error:
-            raise WebhookLimitReached(str(error)) from None
+        subscription, _ = _write(
+            request, services.subscription_create, partial=False, blog=blog, created_by=request.user
+        )
         data = WebhookWithSecretSerializer(subscription, context={"request": request}).data
         headers = {"Location": data["_links"]["self"]["href"], "Cache-Control": "no-store"}
         return Response(data, status=201, headers=headers)
@@ -164,12 +160,12 @@ class WebhookView(WebhookApiView):
         responses={200: WebhookSerializer},
     )
     def patch(self, request: Request, blog_id: int, webhook_id: int) -> Response:
-        subscription = self.subscription(request, blog_id, webhook_id)
-        values = _input(request, partial=True)
-        try:
-            subscription = services.subscription_update(subscription=subscription, **values)
-        except ValidationError as error:
-            raise UnprocessableContent(error.message_dict) from None
+        subscription = _write(
+            request,
+            services.subscription_update,
+            partial=True,
+            subscription=self.subscription(request, blog_id, webhook_id),
+        )
         return Response(WebhookSerializer(subscription, context={"request": request}).data)
 
     @_operation(
@@ -211,11 +207,9 @@ class DeliveryListView(WebhookApiView):
         write=False,
     )
     def get(self, request: Request, blog_id: int, webhook_id: int) -> Response:
-        page_index, page_size = page_params(request)
+        paging = page_params(request)
         subscription = self.subscription(request, blog_id, webhook_id)
-        page = selectors.delivery_page(
-            subscription=subscription, page_index=page_index, page_size=page_size
-        )
+        page = selectors.delivery_page(subscription, *paging)
         url = api_url(
             request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
         )
