@@ -83,17 +83,12 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Subscription, form, change: bool) -> None:
         data = form.cleaned_data
+        values = {name: data[name] for name in ("url", "events", "active")}
         if change:
-            services.subscription_update(
-                subscription=obj, url=data["url"], events=data["events"], active=data["active"]
-            )
+            services.subscription_update(subscription=obj, **values)
             return
         created, secret = services.subscription_create(
-            blog=data["blog"],
-            url=data["url"],
-            events=data["events"],
-            active=data["active"],
-            created_by=request.user,
+            blog=data["blog"], created_by=request.user, **values
         )
         obj.pk = created.pk
         self._show_secret(request, created, secret)

@@ -40,13 +40,12 @@ def announce(
     blog read with `webhooks_wanted` (models.webhook_subscribers) and none costs no query."""
     if getattr(blog, "webhooks_wanted", None) is False:
         return None
-    blog_id = blog.pk
-    subscriptions = Subscription.objects.filter(blog_id=blog_id).wanting(event_type)
+    subscriptions = Subscription.objects.filter(blog_id=blog.pk).wanting(event_type)
     if not subscriptions:
         return None
     now = timezone.now()
     event = Event.objects.create(
-        blog_id=blog_id,
+        blog_id=blog.pk,
         type=event_type,
         created_at=now,
         body={

@@ -9,14 +9,12 @@ from django.utils import timezone
 from core import broker
 from webhooks.models import Delivery
 
-DELIVER_TASK = "webhooks.deliver"
-
 
 def enqueue(delivery_ids: list[int], *, countdown: float = 0) -> int:
     """Publish a task per delivery; how many reached the broker. Never raises: a broker that is
     down leaves the rows pending, and the relay hands them over once it is back."""
     sent = broker.send(
-        DELIVER_TASK,
+        "webhooks.deliver",
         [(delivery_id,) for delivery_id in delivery_ids],
         countdown=countdown,
         what="webhook deliveries",

@@ -178,15 +178,11 @@ def delivery_attempt(*, delivery_id: int) -> Attempt | None:
         # Cut short: the worker's stop cancelled the task (SystemExit in the pool process,
         # docs/decisions/clean-stops.md). The lease is given back, so that the message the
         # broker hands out again is sent at once rather than after the lease.
-        _release(delivery)
+        Delivery.objects.filter(
+            pk=delivery.pk, status=Delivery.Status.PENDING, leased_until=delivery.leased_until
+        ).update(leased_until=None)
         raise
     return _record(delivery, outcome, now)
-
-
-def _release(delivery: Delivery) -> None:
-    Delivery.objects.filter(
-        pk=delivery.pk, status=Delivery.Status.PENDING, leased_until=delivery.leased_until
-    ).update(leased_until=None)
 
 
 def _ended(reason: str) -> sender.Outcome:
