@@ -83,27 +83,21 @@ def resolve_target(host: str, port: int) -> str:
     return infos[0][4][0]
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
+class _PinnedConnection(http.client.HTTPConnection):
     """Connects to the checked address, whatever the name resolves to by then."""
 
-    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
+    def __init__(self, host: str, port: int, *, address: str, timeout: float, tls: bool) -> None:
         super().__init__(host, port, timeout=timeout)
         self.pinned_address = address
+        self.tls_context = ssl.create_default_context() if tls else None
+        # The Host header leaves out the port when it is the scheme's.
+        self.default_port = http.client.HTTPS_PORT if tls else http.client.HTTP_PORT
 
     def connect(self) -> None:
         self.sock = socket.create_connection((self.pinned_address, self.port), self.timeout)
-
-
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, *, address: str, timeout: float) -> None:
-        self.tls_context = ssl.create_default_context()
-        super().__init__(host, port, timeout=timeout, context=self.tls_context)
-        self.pinned_address = address
-
-    def connect(self) -> None:
-        raw = socket.create_connection((self.pinned_address, self.port), self.timeout)
-        # The certificate is checked against the name, not the address.
-        self.sock = self.tls_context.wrap_socket(raw, server_hostname=self.host)
+        if self.tls_context:
+            # The certificate is checked against the name, not the address.
+            self.sock = self.tls_context.wrap_socket(self.sock, server_hostname=self.host)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -138,8 +132,9 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Outcome:
         return Outcome(None, elapsed(), error=str(refusal), refused=True)
     except OSError as error:
         return Outcome(None, elapsed(), error=str(error))
-    connection_class = _PinnedHTTPSConnection if parts.scheme == "https" else _PinnedHTTPConnection
-    connection = connection_class(parts.hostname, port, address=address, timeout=timeout)
+    connection = _PinnedConnection(
+        parts.hostname, port, address=address, timeout=timeout, tls=parts.scheme == "https"
+    )
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         connection.request(
