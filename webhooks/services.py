@@ -264,9 +264,9 @@ def delivery_redeliver(*, delivery: Delivery) -> Delivery:
         Delivery.objects.select_for_update().select_related("subscription").get(pk=delivery.pk)
     )
     if current.status != Delivery.Status.FAILED:
-        raise DeliveryNotFailed
+        raise DeliveryNotFailed(f"The delivery is {current.status}, not failed.")
     if not current.subscription.active:
-        raise SubscriptionDisabled
+        raise SubscriptionDisabled("The webhook is disabled; turn it on first.")
     now = timezone.now()
     current.status = Delivery.Status.PENDING
     current.next_attempt_at = now

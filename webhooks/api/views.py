@@ -35,16 +35,6 @@ from webhooks.models import Delivery, Subscription
 TAG = "webhooks"
 
 
-class RedeliveryRefused(exceptions.APIException):
-    status_code = 409
-    slug = "not-redeliverable"
-
-
-class WebhookLimitReached(exceptions.APIException):
-    status_code = 409
-    slug = "webhook-limit-reached"
-
-
 def _operation(
     operation_id: str,
     summary: str,
@@ -84,7 +74,7 @@ class WebhookApiView(TokenOnlyView):
 
 
 def _write(request: Request, service: Callable[..., Any], *, partial: bool, **kwargs: Any) -> Any:
-    """`service` with the body's values; what the body or the service refuses is a 422 or 409."""
+    """`service` with the body's values; what either the body or the service refuses is a 422."""
     serializer = SubscriptionInputSerializer(data=json_object(request), partial=partial)
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
@@ -92,8 +82,6 @@ def _write(request: Request, service: Callable[..., Any], *, partial: bool, **kw
         return service(**kwargs, **serializer.validated_data)
     except ValidationError as error:
         raise UnprocessableContent(error.message_dict) from None
-    except services.SubscriptionLimitReached as error:
-        raise WebhookLimitReached(str(error)) from None
 
 
 class WebhookListView(WebhookApiView):
@@ -249,11 +237,6 @@ class RedeliverView(WebhookApiView):
     )
     def post(self, request: Request, blog_id: int, webhook_id: int, delivery_id: int) -> Response:
         delivery = _delivery(self.subscription(request, blog_id, webhook_id), delivery_id)
-        try:
-            delivery = services.delivery_redeliver(delivery=delivery)
-        except services.DeliveryNotFailed:
-            raise RedeliveryRefused(f"The delivery is {delivery.status}, not failed.") from None
-        except services.SubscriptionDisabled:
-            raise RedeliveryRefused("The webhook is disabled; turn it on first.") from None
+        delivery = services.delivery_redeliver(delivery=delivery)
         delivery = _delivery(delivery.subscription, delivery.pk)
         return Response(DeliverySerializer(delivery, context={"request": request}).data, status=202)
