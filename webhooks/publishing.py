@@ -1,6 +1,5 @@
-"""Handing deliveries to the broker: after a write's commit (webhooks.outbox) and from the relay
-(webhooks.tasks). By task name (core.broker), so that the outbox needs neither the tasks nor the
-services."""
+"""Handing deliveries to the broker after a write's commit (webhooks.outbox) and from the relay
+(webhooks.tasks), by task name (core.broker): the outbox needs neither tasks nor services."""
 
 from __future__ import annotations
 

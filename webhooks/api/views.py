@@ -32,8 +32,6 @@ from webhooks.api.serializers import (
 )
 from webhooks.models import Delivery, Subscription
 
-TAG = "webhooks"
-
 
 def _operation(
     operation_id: str,
@@ -53,7 +51,7 @@ def _operation(
             " (RATE_LIMIT_WEBHOOK_WRITE); RateLimit-Policy names the one (Retry-After, RateLimit)."
         )
     return token_operation(
-        TAG, operation_id, summary, description, write=write, meanings=meanings, **options
+        "webhooks", operation_id, summary, description, write=write, meanings=meanings, **options
     )
 
 
