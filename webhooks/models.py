@@ -97,7 +97,7 @@ class Subscription(models.Model):
         return [self.secret]
 
 
-def webhook_subscribers(blog_ref: str = "pk") -> Exists:
+def webhook_subscribers(blog_ref: str) -> Exists:
     """Whether the blog (`blog_ref` of the outer query) has an active subscription: annotated on
     the writes' own blog query, so that a blog without webhooks costs no query (outbox.announce)."""
     return Exists(Subscription.objects.filter(blog_id=OuterRef(blog_ref), active=True))
