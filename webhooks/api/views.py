@@ -196,9 +196,7 @@ class DeliveryListView(WebhookApiView):
         paging = page_params(request)
         subscription = self.subscription(request, blog_id, webhook_id)
         page = selectors.delivery_page(subscription, *paging)
-        url = api_url(
-            request, "deliveries", blog_id=subscription.blog_id, webhook_id=subscription.pk
-        )
+        url = api_url(request, "deliveries", blog_id=blog_id, webhook_id=webhook_id)
         return Response(page_body(request, DeliveryPageSerializer, page, collection_url=url))
 
 
