@@ -124,7 +124,8 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Outcome:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return Outcome(None, 0, error=f"Refused target: {url!r} is not http(s).", refused=True)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    tls = parts.scheme == "https"
+    port = parts.port or (443 if tls else 80)
     timeout = settings.WEBHOOK_TIMEOUT_SECONDS
     try:
         address = resolve_target(parts.hostname, port)
@@ -132,9 +133,7 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Outcome:
         return Outcome(None, elapsed(), error=str(refusal), refused=True)
     except OSError as error:
         return Outcome(None, elapsed(), error=str(error))
-    connection = _PinnedConnection(
-        parts.hostname, port, address=address, timeout=timeout, tls=parts.scheme == "https"
-    )
+    connection = _PinnedConnection(parts.hostname, port, address=address, timeout=timeout, tls=tls)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         connection.request(
