@@ -19,6 +19,8 @@ from django.db import DatabaseError, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.http import HttpRequest, HttpResponse
 
+from core.middleware import Middleware
+
 logger = logging.getLogger(__name__)
 
 PRIMARY = "default"
@@ -62,7 +64,7 @@ def replica_configured() -> bool:
 class _RequestState:
     identity: Callable[[], str | None]
     unsafe: bool
-    _pinned: bool | None = field(default=None)
+    _pinned: bool | None = None
     replica_connected: bool = False
 
     def pinned(self) -> bool:
@@ -98,7 +100,7 @@ def client_identity(request: HttpRequest) -> str | None:
     return None
 
 
-def _pin_key(identity: str) -> str:
+def _pin_key(identity: str | None) -> str:
     return f"replica:pin:{identity}"
 
 
@@ -112,17 +114,7 @@ def _pin_stands(identity: str | None) -> bool:
         return True
 
 
-def _pin(identity: str) -> None:
-    try:
-        cache.set(_pin_key(identity), 1, settings.REPLICA_PIN_SECONDS)
-    except Exception:
-        logger.warning("replica pin not kept; reads may lag behind this write", exc_info=True)
-
-
-class ReplicaPinMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
+class ReplicaPinMiddleware(Middleware):
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not replica_configured():
             return self.get_response(request)
@@ -138,19 +130,23 @@ class ReplicaPinMiddleware:
         # current ETag next. Only an authenticated client is pinned (DRF sets request.user).
         user = getattr(request, "user", None)
         if unsafe and user is not None and user.is_authenticated:
-            identity = client_identity(request)
-            if identity is not None:
-                _pin(identity)
+            try:
+                cache.set(_pin_key(client_identity(request)), 1, settings.REPLICA_PIN_SECONDS)
+            except Exception:
+                logger.warning(
+                    "replica pin not kept; reads may lag behind this write", exc_info=True
+                )
         return response
 
 
+@dataclass
 class _Health:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.checked_at = float("-inf")
-        self.usable = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    checked_at: float = float("-inf")
+    usable: bool = False
 
     def mark_down(self) -> None:
+        logger.warning("read replica unreachable; reading from the primary", exc_info=True)
         self.usable = False
         self.checked_at = time.monotonic()
 
@@ -200,7 +196,6 @@ def _recheck() -> None:
         try:
             lag = _replica_lag_seconds()
         except DatabaseError:
-            logger.warning("read replica unreachable; reading from the primary", exc_info=True)
             _health.mark_down()
             return
         _health.usable = lag is not None and lag <= settings.REPLICA_MAX_LAG_SECONDS
@@ -221,7 +216,6 @@ def replica_usable(state: _RequestState | None) -> bool:
     try:
         connections[REPLICA].cursor().close()
     except DatabaseError:
-        logger.warning("read replica unreachable; reading from the primary", exc_info=True)
         _health.mark_down()
         return False
     if state is not None:
@@ -268,7 +262,6 @@ def replica_replayed(position: int) -> bool:
             cursor.execute(REPLAYED_SQL)
             _replayed.position = _position(*cursor.fetchone())
     except DatabaseError:
-        logger.warning("read replica unreachable; reading from the primary", exc_info=True)
         _health.mark_down()
         return False
     return _replayed.position >= position

@@ -10,13 +10,14 @@ else out of it: a request with credentials, an error, a response without keys.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 from core.cache_control import SHARED_VARY, SITE_KEY, STATIC_KEY, XKEY, shared_cache_control
+from core.middleware import Middleware
 from core.representations import edge_keys
 
 SHAREABLE_STATUSES = (200, 304)
@@ -50,12 +51,9 @@ def _directives(response: HttpResponse) -> set[str]:
     }
 
 
-class EdgeCacheMiddleware:
+class EdgeCacheMiddleware(Middleware):
     """The one place a response's shared cacheability is decided; outside every middleware that
     may answer by itself (whitenoise, the platform's errors), so it sees every response."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)

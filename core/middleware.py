@@ -31,11 +31,13 @@ IMPLEMENTED_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTION
 Handler = Callable[[HttpRequest], HttpResponse]
 
 
-class RequestIdMiddleware:
-    """Gives every response an X-Request-ID and logs every request on one line."""
-
+class Middleware:
     def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
+
+
+class RequestIdMiddleware(Middleware):
+    """Gives every response an X-Request-ID and logs every request on one line."""
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         started = time.monotonic()
@@ -80,12 +82,9 @@ class RequestIdMiddleware:
         return response
 
 
-class BadRequestMiddleware:
+class BadRequestMiddleware(Middleware):
     """400 for a request Django cannot read (Host, too many fields, Content-Length), before
     anything trips over it (docs/decisions/development-server.md)."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         try:
@@ -137,10 +136,7 @@ _CLIENT_DETAIL = {
 }
 
 
-class NotImplementedMethodMiddleware:
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
-
+class NotImplementedMethodMiddleware(Middleware):
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method not in IMPLEMENTED_METHODS:
             return problem_response(
@@ -158,13 +154,10 @@ DRAIN_BYTES = 16 * 1024 * 1024
 _DRAIN_CHUNK = 64 * 1024
 
 
-class RefusedBodyDrainMiddleware:
+class RefusedBodyDrainMiddleware(Middleware):
     """Reads the rest of a body refused with 413 (up to DRAIN_BYTES) before the answer goes out:
     gunicorn would drain only 64 KiB and close the keep-alive connection, and a client still
     sending would see a reset instead of the answer. Best effort."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
@@ -181,13 +174,10 @@ class RefusedBodyDrainMiddleware:
         return response
 
 
-class IncompleteBodyMiddleware:
+class IncompleteBodyMiddleware(Middleware):
     """400 for a body that ended before its Content-Length (RFC 9112 6.3), for every surface
     (docs/decisions/incomplete-bodies.md). After rest.middleware.ApiBodySizeLimitMiddleware, so
     that an over-size API body is refused from its header before anything waits for it."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         declared = request.META.get("CONTENT_LENGTH") or ""
@@ -209,12 +199,9 @@ class IncompleteBodyMiddleware:
         return self.get_response(request)
 
 
-class DebugNotFoundMiddleware:
+class DebugNotFoundMiddleware(Middleware):
     """DEBUG only: 404s through handler404 instead of the technical page
     (docs/decisions/development-server.md)."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         try:

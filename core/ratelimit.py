@@ -18,7 +18,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 
 from core.client_address import client_address
-from core.middleware import Handler
+from core.middleware import Middleware
 
 logger = logging.getLogger(__name__)
 
@@ -94,11 +94,8 @@ def client_ident(request: HttpRequest) -> str:
     return client_address(request) or "unknown"
 
 
-class RateLimitHeadersMiddleware:
+class RateLimitHeadersMiddleware(Middleware):
     """The one place the RateLimit headers are set, on every counted request's response."""
-
-    def __init__(self, get_response: Handler) -> None:
-        self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         counted: list[RateLimitState] = []

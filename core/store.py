@@ -37,6 +37,13 @@ def _decode(value: bytes | None, number: int | None) -> Any:
     return number if value is None else pickle.loads(value)  # noqa: S301
 
 
+# Writes every column of the rows VALUES names, over a key that was there.
+_UPSERT = (
+    "INSERT INTO {table} (cache_key, value, number, expires) VALUES {rows} ON CONFLICT (cache_key)"
+    " DO UPDATE SET value = excluded.value, number = excluded.number, expires = excluded.expires"
+)
+
+
 def _list(values: Iterable[Any]) -> str:
     """The placeholders of an SQL list of `values`."""
     return f"({', '.join('%s' for _ in values)})"
@@ -79,9 +86,6 @@ class DatabaseStore(BaseCache):
     def get(self, key: str, default: Any = None, version: int | None = None) -> Any:
         return self.get_many([key], version).get(key, default)
 
-    def has_key(self, key: str, version: int | None = None) -> bool:
-        return key in self.get_many([key], version)
-
     def set_many(
         self, data: dict[str, Any], timeout: Any = DEFAULT_TIMEOUT, version: int | None = None
     ) -> list[str]:
@@ -91,13 +95,8 @@ class DatabaseStore(BaseCache):
             for key, value in data.items():
                 params += [self.make_and_validate_key(key, version=version), *_encode(value)]
                 params.append(expires)
-            self._run(
-                "INSERT INTO {table} (cache_key, value, number, expires) VALUES "  # noqa: S608
-                + ", ".join(["(%s, %s, %s, %s)"] * len(data))
-                + " ON CONFLICT (cache_key) DO UPDATE SET value = excluded.value,"
-                " number = excluded.number, expires = excluded.expires",
-                params,
-            )
+            rows = ", ".join(["(%s, %s, %s, %s)"] * len(data))
+            self._run(_UPSERT.replace("{rows}", rows), params)
         return []
 
     def set(
@@ -110,10 +109,8 @@ class DatabaseStore(BaseCache):
     ) -> bool:
         # Takes the key only where it is free or expired, in the one statement.
         rows, _ = self._run(
-            "INSERT INTO {table} (cache_key, value, number, expires) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT (cache_key) DO UPDATE SET value = excluded.value,"
-            " number = excluded.number, expires = excluded.expires"
-            " WHERE {table}.expires <= %s RETURNING cache_key",
+            _UPSERT.replace("{rows}", "(%s, %s, %s, %s)")
+            + " WHERE {table}.expires <= %s RETURNING cache_key",
             [
                 self.make_and_validate_key(key, version=version),
                 *_encode(value),

@@ -28,18 +28,14 @@ class TimeBound:
 
     def __init__(self, alias: str, milliseconds: int, *, bounded: bool) -> None:
         self.alias = alias
-        self.milliseconds = milliseconds
         self.bounded = bounded
         self.deadline = time.monotonic() + milliseconds / 1000
-
-    def remaining_ms(self) -> int:
-        return int((self.deadline - time.monotonic()) * 1000)
 
     def renew(self) -> None:
         """Bound the next statements by what is left; TimeBoundExceeded when nothing is."""
         if not self.bounded:
             return
-        left = self.remaining_ms()
+        left = int((self.deadline - time.monotonic()) * 1000)
         if left < 1:
             raise TimeBoundExceeded
         _statement_timeout(self.alias, left)

@@ -72,10 +72,3 @@ class RequestStats:
 current_request: contextvars.ContextVar[RequestStats | None] = contextvars.ContextVar(
     "current_request", default=None
 )
-
-
-def count_cache_call(operation: str) -> None:
-    """For a cache round trip made past Django's cache API (the rate limit's Redis script)."""
-    stats = current_request.get()
-    if stats is not None:
-        stats.count_cache_call(operation)
