@@ -12,9 +12,10 @@ from __future__ import annotations
 import http.client
 import logging
 import random
+import textwrap
 import time
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -85,47 +86,31 @@ def replay_wait_seconds() -> float:
     return settings.REPLICA_MAX_LAG_SECONDS + settings.REPLICA_CHECK_SECONDS
 
 
-def wait_for_readers(position: int | None) -> bool:
-    """Wait until a read made now sees everything committed below `position`: the replica has
-    replayed it, or reads do not go to the replica (none configured, unreachable, or lagging more
-    than the router accepts). An edge refetches a purged object at once, as an anonymous read,
-    which the router sends to the replica; purged before the replica replayed the write, the edge
-    would keep the old state for s-maxage. Whether readers see it by the deadline (the purge is
-    sent either way). No position: nothing to wait for, not a statement."""
+def wait_for_readers(position: int | None) -> None:
+    """Wait, at most replay_wait_seconds(), until a read made now sees everything committed below
+    `position` (replayed, or reads not routed to the replica). An edge refetches a purged object
+    at once, as an anonymous read the router sends to the replica: purged before the replica
+    replayed the write, the edge would keep the old state for s-maxage."""
     if position is None:
-        return True
+        return
     deadline = time.monotonic() + replay_wait_seconds()
-    while True:
-        if not db_router.replica_available() or db_router.replica_replayed(position):
-            return True
+    while db_router.replica_available() and not db_router.replica_replayed(position):
         if time.monotonic() >= deadline:
             logger.warning("edge purge sent before the read replica replayed its write")
-            return False
+            return
         time.sleep(REPLAY_POLL_SECONDS)
 
 
 def purge(keys: Iterable[str]) -> bool:
     """Soft-purge `keys` on every edge; whether each of them confirmed (answered 200)."""
-    headers = list(_header_values(keys))
-    confirmed = True
-    for url in settings.EDGE_PURGE_URLS:
-        for header in headers:
-            confirmed = _purge_one(url, header) and confirmed
-    return confirmed
-
-
-def _header_values(keys: Iterable[str]) -> Iterable[str]:
-    """The keys space-separated, in values of at most HEADER_MAX_CHARS (a relay's batch may
-    name more keys than an edge accepts in one header line)."""
-    value = ""
-    for key in keys:
-        if value and len(value) + 1 + len(key) > HEADER_MAX_CHARS:
-            yield value
-            value = key
-        else:
-            value = f"{value} {key}" if value else key
-    if value:
-        yield value
+    # The keys space-separated, in values of at most HEADER_MAX_CHARS (a relay's batch may name
+    # more keys than an edge accepts in one header line); a key is never cut.
+    headers = textwrap.wrap(
+        " ".join(keys), HEADER_MAX_CHARS, break_long_words=False, break_on_hyphens=False
+    )
+    # Every edge is asked, whichever failed before it.
+    confirmed = [_purge_one(url, header) for url in settings.EDGE_PURGE_URLS for header in headers]
+    return all(confirmed)
 
 
 def _purge_one(url: str, header: str) -> bool:
@@ -206,9 +191,8 @@ def lease(*, limit: int = RELAY_BATCH) -> list[EdgePurge]:
 
 def relay(*, limit: int = RELAY_BATCH) -> int:
     """Purge the rows due, their keys merged into one request per edge, once readers see their
-    writes (every row leased was committed before the primary's position read after the lease);
-    how many rows were purged (0 when an edge did not confirm: they are tried again after a
-    backoff)."""
+    writes (all committed before the primary's position read after the lease); how many rows were
+    purged (0 when an edge did not confirm: they are tried again after a backoff)."""
     rows = lease(limit=limit)
     if not rows:
         return 0
@@ -218,8 +202,6 @@ def relay(*, limit: int = RELAY_BATCH) -> int:
     if purge(keys):
         EdgePurge.objects.filter(pk__in=ids).delete()
         return len(ids)
-    retry_at: datetime = timezone.now() + timedelta(
-        seconds=backoff_seconds(1 + max(row.attempts for row in rows))
-    )
-    EdgePurge.objects.filter(pk__in=ids).update(next_attempt_at=retry_at)
+    retry = timedelta(seconds=backoff_seconds(1 + max(row.attempts for row in rows)))
+    EdgePurge.objects.filter(pk__in=ids).update(next_attempt_at=timezone.now() + retry)
     return 0

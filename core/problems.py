@@ -128,10 +128,6 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
 _DEFAULT_SLUG_BY_STATUS = {p.status: slug for slug, p in reversed(PROBLEM_TYPES.items())}
 
 
-def problem_slug_for(status: int) -> str:
-    return _DEFAULT_SLUG_BY_STATUS.get(status, "bad-request" if status < 500 else "server-error")
-
-
 def problem_body(
     request: HttpRequest,
     *,
@@ -141,7 +137,9 @@ def problem_body(
     errors: dict[str, list[str]] | None = None,
     host_refused: bool = False,
 ) -> dict[str, Any]:
-    slug = slug or problem_slug_for(status)
+    slug = slug or _DEFAULT_SLUG_BY_STATUS.get(
+        status, "bad-request" if status < 500 else "server-error"
+    )
     known = PROBLEM_TYPES.get(slug)
     doc = reverse("problem-doc", kwargs={"slug": slug})
     type_uri = settings.PUBLIC_URL + doc

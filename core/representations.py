@@ -31,6 +31,14 @@ logger = logging.getLogger(__name__)
 # How long an UNCOMMITTED marker stands (an entry lasts REPRESENTATION_CACHE_SECONDS).
 MARKER_SECONDS = 300
 GENERATION_SECONDS = 24 * 3600
+GENERATION_PREFIX = "rep:gen:"
+# The position of a tag renewed inside a transaction: the write's commit is not known yet, and
+# if its renewal at the commit is lost (the cache unreachable then), the tag stays. Entries for
+# it are built from the primary, as long as the marker lasts.
+UNCOMMITTED = "uncommitted"
+# How often a waiter looks for the entry another caller is building.
+WAIT_POLL_SECONDS = 0.02
+_MISSING = object()
 
 
 def article_generation(article_id: int) -> str:
@@ -62,9 +70,6 @@ def article_comments_generation(article_id: int) -> str:
     return f"rep:gen:article-comments:{article_id}"
 
 
-GENERATION_PREFIX = "rep:gen:"
-
-
 def edge_keys(generations: Iterable[str]) -> list[str]:
     """The edge cache's surrogate keys of `generations`: each generation's tag without the
     prefix (docs/decisions/edge-cache.md), so that a write renews and purges the same names."""
@@ -74,12 +79,6 @@ def edge_keys(generations: Iterable[str]) -> list[str]:
             raise ValueError(f"not a generation: {name!r}")
         keys.append(name.removeprefix(GENERATION_PREFIX))
     return keys
-
-
-# The position of a tag renewed inside a transaction: the write's commit is not known yet, and
-# if its renewal at the commit is lost (the cache unreachable then), the tag stays. Entries for
-# it are built from the primary, as long as the marker lasts.
-UNCOMMITTED = "uncommitted"
 
 
 def _position_key(tag: str) -> str:
@@ -99,23 +98,17 @@ def cached(
     seconds: int | None = None,
     refresh: Callable[[Any], Any] | None = None,
 ) -> Any:
-    """The value stored under `key` while `generations` stand, else `build()` (stored then,
-    unless `keep` says it is not worth it), for `seconds` (REPRESENTATION_CACHE_SECONDS unless
-    given; 0: nothing is stored, every call builds, from the primary as a miss does when no
-    replica may serve it).
+    """The value stored under `key` while `generations` stand, else `build()`, stored (unless
+    `keep` refuses it) for `seconds` (REPRESENTATION_CACHE_SECONDS by default; 0 stores nothing
+    and builds from the primary, as a miss does when no replica may serve it).
 
-    With `wait` (seconds), one caller builds a missing entry and the others asking meanwhile wait
-    up to that long for it rather than building it again each (a value that costs much to build,
-    asked for by many at once); a waiter builds after all if the builder fails, keeps nothing,
-    or takes longer. With `where_routed`, a build reads where the router sends it even from a
-    replica that has not replayed the generations' writes yet (as a read that is never cached
-    does), and then keeps nothing: an entry always holds a state at least as new as its tags.
-
-    With `refresh`, an entry stored under older generations is not dropped: it is passed to
-    `refresh`, which returns it brought up to date (stored under the current generations, as a
-    build would be), or None when it cannot be, and the value is built again: a value that says
-    what state it holds and can be carried over what changed since (articles.search's rankings).
-    An entry under the current generations is served as it is."""
+    `wait` (seconds): one caller builds a missing entry while the others wait up to that long for
+    it instead of each building it; a waiter builds after all if the builder fails, keeps nothing
+    or takes longer. `where_routed`: a build reads wherever the router sends it, even a replica
+    behind the generations' writes, and is then not kept: an entry never holds a state older than
+    its tags. `refresh`: an entry stored under older generations is passed to it, to be brought
+    up to date (then stored as a build would be), or None to build again (articles.search's
+    rankings, which say what state they hold)."""
     entry_seconds = settings.REPRESENTATION_CACHE_SECONDS if seconds is None else seconds
     if not entry_seconds:
         if where_routed:
@@ -159,9 +152,6 @@ def cached(
     return value
 
 
-_MISSING = object()
-
-
 def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any, Any]:
     """The generations' tags (started where not seen yet), the value stored under `key` for them
     (else _MISSING), and the value stored under other tags (else _MISSING)."""
@@ -182,9 +172,9 @@ def _entry(key: str, generations: list[str]) -> tuple[list[Any], Any, Any]:
 
 
 def _routed(make: Callable[[], Any], tags: list[Any], where_routed: bool) -> tuple[Any, bool]:
-    """`make()` read where it may hold the state `tags` stand for, and whether it does (may be
-    kept under them): from the replica when it has replayed the writes that set them, else from
-    the primary, or (`where_routed`) where the router sends it, kept only if that is the primary."""
+    """`make()` and whether it may be kept under `tags`: read from the replica when it has
+    replayed their writes, else from the primary, or (`where_routed`) wherever the router sends
+    it, kept only if that is the primary."""
     if _replica_has_replayed(tags):
         return make(), True  # the router reads the replica (or the primary, if it has gone since)
     if where_routed:
@@ -199,10 +189,6 @@ def _store(key: str, tags: list[Any], value: Any, seconds: int) -> None:
         cache.set(key, (tags, value), seconds)
     except Exception:
         logger.warning("representation cache unreachable", exc_info=True)
-
-
-# How often a waiter looks for the entry another caller is building.
-WAIT_POLL_SECONDS = 0.02
 
 
 def _built_meanwhile(key: str, tags: list[str], building: str, wait: float) -> tuple[bool, Any]:
@@ -221,11 +207,9 @@ def _built_meanwhile(key: str, tags: list[str], building: str, wait: float) -> t
 
 
 def _replica_has_replayed(tags: list[str]) -> bool:
-    """Whether the replica may build the entry tagged `tags`: it has replayed every write that
-    set them, so it holds the state they stand for (or a later one). A tag without a recorded
-    position (started on first sight or after an eviction, its commit's position lost, or its
-    UNCOMMITTED marker expired) gets the primary's current one: read after the tag was read, so
-    after it was set."""
+    """Whether the replica has replayed every write that set `tags`. A tag without a recorded
+    position (new, evicted, its commit's position lost, its UNCOMMITTED marker expired) gets the
+    primary's current one: read after the tag was read, so after it was set."""
     if not replica_available():
         return False
     names = [_position_key(tag) for tag in tags]
@@ -254,10 +238,9 @@ def _replica_has_replayed(tags: list[str]) -> bool:
 
 
 def changed(generations: Iterable[str]) -> None:
-    """The state behind `generations` changed in the current transaction: the cached
-    representations tagged with them are replaced (now, and again at the commit), and, with an
-    edge in front (EDGE_PURGE_URLS), their keys are purged there after the commit
-    (core.edge_purge: a row of its outbox joins the transaction)."""
+    """The state behind `generations` changed in the current transaction: their entries are
+    replaced (now, and again at the commit) and, with an edge in front (EDGE_PURGE_URLS), their
+    keys purged after the commit (core.edge_purge's outbox row joins the transaction)."""
     names = list(generations)
     if settings.EDGE_PURGE_URLS:
         edge_purge.record(edge_keys(names))
