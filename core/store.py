@@ -7,7 +7,7 @@ UPDATE … RETURNING`, on PostgreSQL and SQLite alike), never read and written b
 request path counts or scans the table: expired entries go by `cull()`, a periodic task.
 
 Both backends add `count_hits(key, amount, window)`: the hits of a fixed window that opens at its
-first hit, counted and returned in one round trip.
+first hit, counted in one round trip, returned as (start of the window, its hits with these).
 """
 
 from __future__ import annotations
@@ -131,7 +131,6 @@ class DatabaseStore(BaseCache):
         return rows[0][0]
 
     def count_hits(self, key: str, amount: int, window: int) -> tuple[float, int]:
-        """(start of the window, its hits with these), the window opening where none is open."""
         now = time.time()
         rows, _ = self._run(
             "INSERT INTO {table} (cache_key, value, number, expires) VALUES (%s, NULL, %s, %s) "
@@ -213,7 +212,6 @@ class RedisStore(django_redis.cache.RedisCache):
     """django-redis's cache, counting a window's hits in one Lua script run by the server."""
 
     def count_hits(self, key: str, amount: int, window: int) -> tuple[float, int]:
-        """(start of the window, its hits with these), the window opening where none is open."""
         client = self.client.get_client(write=True)
         started, hits = client.eval(
             _REDIS_WINDOW, 1, self.make_and_validate_key(key), repr(time.time()), window, amount

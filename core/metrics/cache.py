@@ -45,7 +45,7 @@ def _counted(operation: str) -> Any:
             return inherited(*args, **kwargs)
         finally:
             stats.in_cache_call = False
-            stats.count_cache_call(operation)
+            stats.cache_calls[operation] += 1
 
     call.__name__ = operation
     return call

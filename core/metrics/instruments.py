@@ -3,6 +3,7 @@ that no client can grow the number of series."""
 
 from __future__ import annotations
 
+import collections
 import contextvars
 from typing import Any
 
@@ -52,20 +53,16 @@ class RequestStats:
     __slots__ = ("cache_calls", "in_cache_call", "queries")
 
     def __init__(self) -> None:
-        self.queries: dict[str, int] = {}  # by database alias
-        self.cache_calls: dict[str, int] = {}  # by operation
+        self.queries: collections.Counter[str] = collections.Counter()  # by database alias
+        self.cache_calls: collections.Counter[str] = collections.Counter()  # by operation
         # Set while a cache call runs, so that a backend's call into its own API
         # (DatabaseCache.get calls get_many) is one call, not two.
         self.in_cache_call = False
 
     def count_query(self, execute: Any, sql: Any, params: Any, many: bool, context: Any) -> Any:
         """A connection.execute_wrapper: counts the statement against its database alias."""
-        alias = context["connection"].alias
-        self.queries[alias] = self.queries.get(alias, 0) + 1
+        self.queries[context["connection"].alias] += 1
         return execute(sql, params, many, context)
-
-    def count_cache_call(self, operation: str) -> None:
-        self.cache_calls[operation] = self.cache_calls.get(operation, 0) + 1
 
 
 # The request being served by this thread (gunicorn's gthread workers serve one per thread).
