@@ -269,9 +269,9 @@ def replica_replayed(position: int) -> bool:
 
 class ReplicaRouter:
     def db_for_read(self, model: type, **hints: object) -> str:
-        if model._meta.app_label not in REPLICA_APPS:
-            return PRIMARY
-        return REPLICA if replica_available() else PRIMARY
+        if model._meta.app_label in REPLICA_APPS and replica_available():
+            return REPLICA
+        return PRIMARY
 
     def db_for_write(self, model: type, **hints: object) -> str:
         return PRIMARY
