@@ -8,6 +8,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import suppress
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, DisallowedHost, SuspiciousOperation
@@ -166,11 +167,9 @@ class RefusedBodyDrainMiddleware(Middleware):
         # the answer (gunicorn drains at most 64 KiB), as it would have anyway.
         if response.status_code == 413 and declared.isdigit() and int(declared) <= DRAIN_BYTES:
             drained = 0
-            try:
+            with suppress(Exception):  # the answer goes out whatever the drain met
                 while drained < DRAIN_BYTES and (chunk := request.read(_DRAIN_CHUNK)):
                     drained += len(chunk)
-            except Exception:  # noqa: S110 (the answer goes out whatever the drain met)
-                pass
         return response
 
 
