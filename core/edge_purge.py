@@ -40,15 +40,15 @@ HEADER_MAX_CHARS = 4000
 REPLAY_POLL_SECONDS = 0.05
 
 
-def record(keys: Iterable[str]) -> EdgePurge | None:
+def record(keys: Iterable[str]) -> None:
     """Record `keys` to purge, in the caller's transaction; after its commit, hand the row to a
     worker (without waiting for a broker that is down: the relay sends it then). No edge
     configured: nothing, not a statement."""
     if not settings.EDGE_PURGE_URLS:
-        return None
+        return
     wanted = sorted(set(keys))
     if not wanted:
-        return None
+        return
     now = timezone.now()
     row = EdgePurge.objects.create(
         keys=" ".join(wanted),
@@ -56,7 +56,6 @@ def record(keys: Iterable[str]) -> EdgePurge | None:
         next_attempt_at=now + timedelta(seconds=settings.EDGE_RELAY_AFTER_SECONDS),
     )
     transaction.on_commit(lambda: _hand_over(row.pk))
-    return row
 
 
 def _hand_over(row_id: int) -> None:
