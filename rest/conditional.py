@@ -9,12 +9,16 @@ docs/decisions/etags.md.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils.http import http_date, parse_etags, parse_http_date_safe, quote_etag
+from rest_framework.response import Response
 
+from core.edge import share
 from core.negotiation import HTML_MEDIA_TYPE
 from rest.exceptions import PreconditionFailed
 from rest.negotiation import HAL_FORMS_MEDIA_TYPE
@@ -121,3 +125,17 @@ def not_modified(validators: Validators) -> HttpResponse:
     # RFC 9110 15.4.5: a 304 has no content, so no Content-Type (HttpResponseNotModified drops
     # the one HttpResponse would default to); the validators are sent.
     return validators.apply(HttpResponseNotModified())
+
+
+def conditional_read(
+    request: HttpRequest,
+    validators: Validators,
+    generations: Iterable[str],
+    body: Any | Callable[[], Any],
+) -> HttpResponse:
+    """304 for a current copy, else 200 with `body` and `validators`, either shareable by the
+    edge under `generations` (core.edge). A callable `body` is built only for the 200."""
+    response = evaluate(request, validators) or validators.apply(
+        Response(body() if callable(body) else body)
+    )
+    return share(response, generations)

@@ -207,9 +207,7 @@ class DraftView(DraftApiView):
     )
     def get(self, request: Request, blog_id: int, draft_id: int) -> HttpResponse:
         draft = self.draft(request, blog_id, draft_id)
-        if (not_modified := evaluate(request, draft_validators(draft))) is not None:
-            return not_modified
-        return draft_response(request, draft)
+        return evaluate(request, draft_validators(draft)) or draft_response(request, draft)
 
     @_operation(
         "draft_replace",

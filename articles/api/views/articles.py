@@ -37,7 +37,7 @@ from articles.models import Article
 from blogs.models import Blog
 from core import representations
 from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag, wants_forms
+from rest.conditional import Validators, conditional_read, evaluate, strong_etag, wants_forms
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
@@ -137,9 +137,7 @@ def cached_read(
             f"rep:{request.build_absolute_uri('/')}:{body}:{key}", generations, build
         )
     # The edge keeps it under the same generations (core.edge).
-    if (not_modified := evaluate(request, validators)) is not None:
-        return share(not_modified, generations)
-    return share(validators.apply(Response(data)), generations)
+    return conditional_read(request, validators, generations, data)
 
 
 class ArticleListView(ApiView):

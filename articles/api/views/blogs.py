@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from django.http import HttpResponse
 from rest_framework.request import Request
@@ -14,7 +15,7 @@ from articles.api.serializers import ApiRootSerializer, BlogPageSerializer, Blog
 from blogs.models import Blog
 from core import representations
 from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag
+from rest.conditional import Validators, conditional_read, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
@@ -64,15 +65,21 @@ class BlogListView(ApiView):
     def get(self, request: Request) -> HttpResponse:
         page_index, page_size = page_params(request)
         state = selectors.blog_list_state()
-        validators = blog_list_validators("blogs", state, page_index, page_size)
-        generations = [representations.blogs_generation()]
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, generations)
-        page = selectors.blog_page(total=state.count, page_index=page_index, page_size=page_size)
-        body = page_body(
-            request, BlogPageSerializer, page, collection_url=api_url(request, "blogs")
+
+        def body() -> dict[str, Any]:
+            page = selectors.blog_page(
+                total=state.count, page_index=page_index, page_size=page_size
+            )
+            return page_body(
+                request, BlogPageSerializer, page, collection_url=api_url(request, "blogs")
+            )
+
+        return conditional_read(
+            request,
+            blog_list_validators("blogs", state, page_index, page_size),
+            [representations.blogs_generation()],
+            body,
         )
-        return share(validators.apply(Response(body)), generations)
 
 
 class BlogView(ApiView):
@@ -86,9 +93,9 @@ class BlogView(ApiView):
     )
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         blog = get_blog(blog_id)
-        validators = blog_validators(blog)
-        generations = [representations.blog_generation(blog.pk)]
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, generations)
-        data = BlogSerializer(blog, context={"request": request}).data
-        return share(validators.apply(Response(data)), generations)
+        return conditional_read(
+            request,
+            blog_validators(blog),
+            [representations.blog_generation(blog.pk)],
+            lambda: BlogSerializer(blog, context={"request": request}).data,
+        )

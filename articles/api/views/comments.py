@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse
@@ -16,8 +18,7 @@ from articles.api.permissions import ensure_may_delete_comment
 from articles.api.serializers import CommentPageSerializer, CommentSerializer
 from articles.models import Article, Comment
 from core import representations
-from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag
+from rest.conditional import Validators, conditional_read, strong_etag
 from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
@@ -76,18 +77,15 @@ class CommentListView(ApiView):
             ),
             state.last_modified,
         )
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, comments_generations(article))
-        page = selectors.comment_page(
-            article=article, total=state.count, page_index=page_index, page_size=page_size
-        )
-        body = page_body(
-            request,
-            CommentPageSerializer,
-            page,
-            collection_url=api_url(request, "comments", blog_id=blog_id, article_id=article.pk),
-        )
-        return share(validators.apply(Response(body)), comments_generations(article))
+
+        def body() -> dict[str, Any]:
+            page = selectors.comment_page(
+                article=article, total=state.count, page_index=page_index, page_size=page_size
+            )
+            url = api_url(request, "comments", blog_id=blog_id, article_id=article.pk)
+            return page_body(request, CommentPageSerializer, page, collection_url=url)
+
+        return conditional_read(request, validators, comments_generations(article), body)
 
     @write(
         "comment_create",
@@ -132,12 +130,12 @@ class CommentView(ApiView):
     )
     def get(self, request: Request, blog_id: int, article_id: int, comment_id: int) -> HttpResponse:
         comment = get_comment(blog_id, article_id, comment_id)
-        validators = comment_validators(comment)
-        generations = comments_generations(comment.article)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, generations)
-        data = CommentSerializer(comment, context={"request": request}).data
-        return share(validators.apply(Response(data)), generations)
+        return conditional_read(
+            request,
+            comment_validators(comment),
+            comments_generations(comment.article),
+            lambda: CommentSerializer(comment, context={"request": request}).data,
+        )
 
     @write(
         "comment_delete",

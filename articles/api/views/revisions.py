@@ -11,15 +11,13 @@ from typing import Any
 
 from django.http import Http404, HttpResponse
 from rest_framework.request import Request
-from rest_framework.response import Response
 
 from articles import selectors
 from articles.api.lookups import get_blog_article
 from articles.api.serializers import RevisionPageSerializer, RevisionSerializer
 from articles.models import Article
 from core import representations
-from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag
+from rest.conditional import Validators, conditional_read, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
@@ -41,9 +39,7 @@ def _answer(
         representations.article_generation(article.pk),
         representations.blog_generation(article.blog_id),
     ]
-    if (not_modified := evaluate(request, validators)) is not None:
-        return share(not_modified, generations)
-    return share(validators.apply(Response(data)), generations)
+    return conditional_read(request, validators, generations, data)
 
 
 class RevisionListView(ApiView):

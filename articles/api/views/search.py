@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponse
 from rest_framework.request import Request
-from rest_framework.response import Response
 
 from articles import search as article_search
 from articles import selectors
@@ -13,8 +14,7 @@ from articles.api.schema import search_parameters
 from articles.api.serializers import ArticlePageSerializer
 from articles.api.views.blogs import blog_list_validators
 from core import representations
-from core.edge import share
-from rest.conditional import evaluate
+from rest.conditional import conditional_read
 from rest.exceptions import InvalidQueryParameter
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
@@ -46,22 +46,23 @@ class ArticleSearchView(ApiView):
         validators = blog_list_validators(
             "search", state, page_index, page_size, *search_key(search)
         )
+
+        def body() -> dict[str, Any]:
+            page = article_search.article_search_page(
+                query=search["q"],
+                sort=search.get("sort"),
+                page_index=page_index,
+                page_size=page_size,
+                tag=search.get("tag"),
+            )
+            return page_body(
+                request,
+                ArticlePageSerializer,
+                page,
+                collection_url=api_url(request, "search"),
+                search=search,
+            )
+
         # Any article of any blog, under its blog's title.
         generations = [representations.articles_generation(), representations.blogs_generation()]
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, generations)
-        page = article_search.article_search_page(
-            query=search["q"],
-            sort=search.get("sort"),
-            page_index=page_index,
-            page_size=page_size,
-            tag=search.get("tag"),
-        )
-        body = page_body(
-            request,
-            ArticlePageSerializer,
-            page,
-            collection_url=api_url(request, "search"),
-            search=search,
-        )
-        return share(validators.apply(Response(body)), generations)
+        return conditional_read(request, validators, generations, body)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpResponse
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
-from rest_framework.response import Response
 
 from articles import tags
 from articles.api.lookups import get_blog
 from articles.api.tag_serializers import TagPageSerializer, TagSerializer
 from blogs.models import Blog
 from core import representations
-from core.edge import share
-from rest.conditional import Validators, evaluate, strong_etag
+from rest.conditional import Validators, conditional_read, strong_etag
 from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, read
 from rest.paging import page_body, page_params
@@ -43,17 +43,18 @@ class TagListView(ApiView):
     def get(self, request: Request, blog_id: int) -> HttpResponse:
         page_index, page_size = page_params(request)
         blog = get_blog(blog_id)
+
+        def body() -> dict[str, Any]:
+            page = tags.tag_page(blog_id=blog.pk, page_index=page_index, page_size=page_size)
+            return page_body(
+                request,
+                TagPageSerializer,
+                page,
+                collection_url=api_url(request, "tags", blog_id=blog.pk),
+            )
+
         validators = _validators(blog, page_index, page_size)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, _generations(blog))
-        page = tags.tag_page(blog_id=blog.pk, page_index=page_index, page_size=page_size)
-        body = page_body(
-            request,
-            TagPageSerializer,
-            page,
-            collection_url=api_url(request, "tags", blog_id=blog.pk),
-        )
-        return share(validators.apply(Response(body)), _generations(blog))
+        return conditional_read(request, validators, _generations(blog), body)
 
 
 class TagView(ApiView):
@@ -68,11 +69,11 @@ class TagView(ApiView):
     )
     def get(self, request: Request, blog_id: int, tag_slug: str) -> HttpResponse:
         blog = get_blog(blog_id)
-        validators = _validators(blog, tag_slug)
-        if (not_modified := evaluate(request, validators)) is not None:
-            return share(not_modified, _generations(blog))
-        tag = tags.tag_of(blog_id=blog.pk, slug=tag_slug)
-        if tag is None:
-            raise NotFound("The blog has no such tag.")
-        data = TagSerializer(tag, context={"request": request}).data
-        return share(validators.apply(Response(data)), _generations(blog))
+
+        def body() -> dict[str, Any]:
+            tag = tags.tag_of(blog_id=blog.pk, slug=tag_slug)
+            if tag is None:
+                raise NotFound("The blog has no such tag.")
+            return TagSerializer(tag, context={"request": request}).data
+
+        return conditional_read(request, _validators(blog, tag_slug), _generations(blog), body)
