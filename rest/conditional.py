@@ -92,6 +92,17 @@ def if_match_passes(request: HttpRequest, validators: Validators) -> bool | None
     return etags == ["*"] or not tags.isdisjoint(etags)
 
 
+def expected_version(request: HttpRequest, version: int) -> int | None:
+    """The version a conditional write was checked against (`version`, the current one), for the
+    services' compare-and-set: the write then happens only if the resource is still that version
+    under the row lock, so neither an If-Match nor an If-Unmodified-Since write can overwrite a
+    change made meanwhile. None for an unconditional write or `If-Match: *`."""
+    if_match = request.META.get("HTTP_IF_MATCH")
+    if if_match is not None:
+        return None if if_match.strip() == "*" else version
+    return version if request.META.get("HTTP_IF_UNMODIFIED_SINCE") else None
+
+
 def evaluate(request: HttpRequest, validators: Validators) -> HttpResponse | None:
     """A 304 response for a read whose copy is current; PreconditionFailed for a failed
     precondition; None when the request goes ahead. `validators` are the JSON body's."""

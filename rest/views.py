@@ -10,11 +10,12 @@ from rest_framework.exceptions import MethodNotAllowed, ParseError
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from rest.authentication import AccessTokenAuthentication
 from rest.conditional import tag_variant
-from rest.exceptions import ServiceUnavailable
+from rest.exceptions import ServiceUnavailable, UnprocessableContent
 from rest.negotiation import (
     BrowsableHalRenderer,
     HalFormsRenderer,
@@ -78,3 +79,11 @@ def json_object(request: Request) -> dict[str, Any]:
     if not isinstance(request.data, dict):
         raise ParseError("The body must be a JSON object.")
     return request.data
+
+
+def valid_body(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
+    """The request's JSON object as `serializer_class` validates it (400 or 422 otherwise)."""
+    serializer = serializer_class(data=json_object(request))
+    if not serializer.is_valid():
+        raise UnprocessableContent(serializer.errors)
+    return serializer.validated_data

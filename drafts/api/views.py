@@ -18,7 +18,6 @@ from rest_framework import exceptions
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.serializers import Serializer
 
 from articles.api.lookups import get_article, get_blog_to_write
 from articles.api.serializers import ArticleSerializer
@@ -38,8 +37,7 @@ from drafts.api.serializers import (
 )
 from drafts.exceptions import DraftGone
 from drafts.models import Draft
-from rest.conditional import Validators, evaluate, strong_etag
-from rest.exceptions import UnprocessableContent
+from rest.conditional import Validators, evaluate, expected_version, strong_etag
 from rest.links import CANONICAL_NAMESPACE, api_url, origin
 from rest.openapi import (
     ANY_OPERATION,
@@ -49,7 +47,7 @@ from rest.openapi import (
     token_operation,
 )
 from rest.paging import page_body, page_params
-from rest.views import ApiView, TokenOnlyView, json_object
+from rest.views import ApiView, TokenOnlyView, valid_body
 
 TAG = "drafts"
 PRIVATE = "private, no-store"
@@ -101,21 +99,11 @@ class DraftApiView(_Private, TokenOnlyView):
         must still find: the one they were checked on, unless `If-Match: *` or none was sent."""
         draft = self.draft(request, blog_id, draft_id)
         evaluate(request, draft_validators(draft))
-        if_match = request.META.get("HTTP_IF_MATCH")
-        if if_match is not None:
-            return draft, None if if_match.strip() == "*" else draft.version
-        return draft, draft.version if request.META.get("HTTP_IF_UNMODIFIED_SINCE") else None
-
-
-def _valid(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
-    serializer = serializer_class(data=json_object(request))
-    if not serializer.is_valid():
-        raise UnprocessableContent(serializer.errors)
-    return serializer.validated_data
+        return draft, expected_version(request, draft.version)
 
 
 def _input(request: Request) -> dict[str, Any]:
-    data = _valid(DraftInputSerializer, request)
+    data = valid_body(DraftInputSerializer, request)
     return {
         "title": data["title"],
         "content": data.get("content"),
@@ -258,7 +246,7 @@ class PublishView(DraftApiView):
     )
     def post(self, request: Request, blog_id: int, draft_id: int) -> Response:
         draft, expected = self.draft_to_write(request, blog_id, draft_id)
-        publish_at = _valid(PublishInputSerializer, request).get("publishAt")
+        publish_at = valid_body(PublishInputSerializer, request).get("publishAt")
         if publish_at is not None:
             scheduled = services.draft_schedule(draft, publish_at, expected_version=expected)
             scheduled.blog = draft.blog

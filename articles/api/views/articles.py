@@ -37,8 +37,14 @@ from articles.models import Article
 from blogs.models import Blog
 from core import representations
 from core.edge import share
-from rest.conditional import Validators, conditional_read, evaluate, strong_etag, wants_forms
-from rest.exceptions import UnprocessableContent
+from rest.conditional import (
+    Validators,
+    conditional_read,
+    evaluate,
+    expected_version,
+    strong_etag,
+    wants_forms,
+)
 from rest.idempotency import run_idempotent
 from rest.links import api_url
 from rest.openapi import (
@@ -52,7 +58,7 @@ from rest.openapi import (
     write,
 )
 from rest.paging import page_body, page_params
-from rest.views import ApiView, json_object
+from rest.views import ApiView, valid_body
 
 
 def article_validators(article: Article) -> Validators:
@@ -73,10 +79,7 @@ def articles_page_validators(
 
 def read_article_body(request: Request) -> dict[str, Any]:
     """The validated title and content of a POST or PUT body (400 or 422 otherwise)."""
-    serializer = ArticleInputSerializer(data=json_object(request))
-    if not serializer.is_valid():
-        raise UnprocessableContent(serializer.errors)
-    data = serializer.validated_data
+    data = valid_body(ArticleInputSerializer, request)
     return {
         "title": data["title"],
         "content": data.get("content"),
@@ -102,18 +105,6 @@ def article_to_write(request: Request, blog_id: int, article_id: int) -> Article
         raise ArticleLocked
     evaluate(request, article_validators(article))
     return article
-
-
-def expected_version(request: Request, article: Article) -> int | None:
-    """The version a conditional write was checked against, for the services' compare-and-set:
-    the write then happens only if the article is still that version under the row lock, so
-    neither an If-Match nor an If-Unmodified-Since write can overwrite a change made meanwhile."""
-    if_match = request.META.get("HTTP_IF_MATCH")
-    if if_match is not None:
-        return None if if_match.strip() == "*" else article.version
-    if request.META.get("HTTP_IF_UNMODIFIED_SINCE"):
-        return article.version
-    return None
 
 
 def cached_read(
@@ -270,7 +261,7 @@ class ArticleView(ApiView):
         fields = read_article_body(request)
         updated = services.article_replace(
             article=article,
-            expected_version=expected_version(request, article),
+            expected_version=expected_version(request, article.version),
             actor=request.user,
             **fields,
         )
@@ -294,7 +285,7 @@ class ArticleView(ApiView):
         article = article_to_write(request, blog_id, article_id)
         services.article_delete(
             article=article,
-            expected_version=expected_version(request, article),
+            expected_version=expected_version(request, article.version),
             actor=request.user,
         )
         # RFC 9110 section 15.3.5: a 204 has no content, so the blog link goes in a Link header
