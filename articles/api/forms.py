@@ -69,7 +69,7 @@ def template(
     return dict(title=title, method=method, target=target, contentType=JSON, properties=properties)
 
 
-def _title(value: str | None = None) -> Property:
+def title_property(value: str | None = None) -> Property:
     return Property(
         name="title",
         prompt="Title",
@@ -81,7 +81,7 @@ def _title(value: str | None = None) -> Property:
     )
 
 
-def _content(value: str | None = None) -> Property:
+def content_property(value: str | None = None) -> Property:
     # Optional: a PUT without it removes the content, so the replace template carries it.
     return Property(name="content", prompt="Content", type="textarea", value=value)
 
@@ -106,7 +106,7 @@ def article_page_templates(request: HttpRequest, blog: Blog) -> dict[str, Any]:
             title="Write a new article",
             method="POST",
             target=api_url(request, "articles", blog_id=blog.pk),
-            properties=(_title(), _content()),
+            properties=(title_property(), content_property()),
         )
     }
 
@@ -124,7 +124,7 @@ def article_templates(request: HttpRequest, article: Article) -> dict[str, Any]:
             title="Replace this article",
             method="PUT",
             target=self_url,
-            properties=(_title(article.title), _content(article.content)),
+            properties=(title_property(article.title), content_property(article.content)),
         )
         templates["delete"] = template(
             title="Delete this article", method="DELETE", target=self_url

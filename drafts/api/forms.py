@@ -7,9 +7,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from articles.api.forms import NOT_BLANK, Property, template
+from articles.api.forms import Property, content_property, template, title_property
 from articles.models import SLUG_MAX_LENGTH
-from blogs.models import TITLE_MAX_LENGTH, Blog
+from blogs.models import Blog
 from drafts.models import Draft
 from rest.links import api_url
 
@@ -19,21 +19,8 @@ RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|z|[+-]\d\d:\d\d)"
 
 def _fields(draft: Draft | None = None) -> tuple[Property, ...]:
     return (
-        Property(
-            name="title",
-            prompt="Title",
-            required=True,
-            min_length=1,
-            max_length=TITLE_MAX_LENGTH,
-            regex=NOT_BLANK,
-            value=draft.title if draft else None,
-        ),
-        Property(
-            name="content",
-            prompt="Content",
-            type="textarea",
-            value=draft.content if draft else None,
-        ),
+        title_property(draft.title if draft else None),
+        content_property(draft.content if draft else None),
         Property(
             name="contentFormat",
             prompt="Format (text or markdown)",
