@@ -74,12 +74,8 @@ class BlogListView(ApiView):
                 request, BlogPageSerializer, page, collection_url=api_url(request, "blogs")
             )
 
-        return conditional_read(
-            request,
-            blog_list_validators("blogs", state, page_index, page_size),
-            [representations.blogs_generation()],
-            body,
-        )
+        validators = blog_list_validators("blogs", state, page_index, page_size)
+        return conditional_read(request, validators, [representations.blogs_generation()], body)
 
 
 class BlogView(ApiView):
