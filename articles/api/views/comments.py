@@ -19,11 +19,12 @@ from articles.api.serializers import CommentPageSerializer, CommentSerializer
 from articles.models import Article, Comment
 from core import representations
 from rest.conditional import Validators, conditional_read, strong_etag
+from rest.exceptions import UnprocessableContent
 from rest.idempotency import run_idempotent
 from rest.links import api_url
 from rest.openapi import IDEMPOTENCY_KEY, PAGE_PARAMETERS, read, write
 from rest.paging import page_body, page_params
-from rest.views import ApiView, valid_body
+from rest.views import ApiView, json_object
 
 
 def comment_validators(comment: Comment) -> Validators:
@@ -102,9 +103,13 @@ class CommentListView(ApiView):
         article = get_article_to_comment(blog_id, article_id)
 
         def create() -> Response:
-            text = valid_body(CommentInputSerializer, request)["text"]
+            serializer = CommentInputSerializer(data=json_object(request))
+            if not serializer.is_valid():
+                raise UnprocessableContent(serializer.errors)
             # The comment's article is the one its service read under the lock, with its blog.
-            comment = services.comment_create(article=article, author=request.user, text=text)
+            comment = services.comment_create(
+                article=article, author=request.user, text=serializer.validated_data["text"]
+            )
             data = CommentSerializer(comment, context={"request": request}).data
             response = comment_validators(comment).apply(Response(data, status=201))
             response["Location"] = data["_links"]["self"]["href"]
