@@ -81,9 +81,11 @@ def json_object(request: Request) -> dict[str, Any]:
     return request.data
 
 
-def valid_body(serializer_class: type[Serializer], request: Request) -> dict[str, Any]:
+def valid_body(
+    serializer_class: type[Serializer], request: Request, *, partial: bool = False
+) -> dict[str, Any]:
     """The request's JSON object as `serializer_class` validates it (400 or 422 otherwise)."""
-    serializer = serializer_class(data=json_object(request))
+    serializer = serializer_class(data=json_object(request), partial=partial)
     if not serializer.is_valid():
         raise UnprocessableContent(serializer.errors)
     return serializer.validated_data

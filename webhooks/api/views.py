@@ -20,7 +20,7 @@ from rest.links import api_url
 from rest.openapi import PAGE_PARAMETERS, token_operation
 from rest.paging import page_body, page_params
 from rest.throttling import ReadRateThrottle, WebhookWriteRateThrottle, WriteRateThrottle
-from rest.views import TokenOnlyView, json_object
+from rest.views import TokenOnlyView, valid_body
 from webhooks import selectors, services
 from webhooks.api.serializers import (
     DeliveryPageSerializer,
@@ -73,11 +73,9 @@ class WebhookApiView(TokenOnlyView):
 
 def _write(request: Request, service: Callable[..., Any], *, partial: bool, **kwargs: Any) -> Any:
     """`service` with the body's values; what either the body or the service refuses is a 422."""
-    serializer = SubscriptionInputSerializer(data=json_object(request), partial=partial)
-    if not serializer.is_valid():
-        raise UnprocessableContent(serializer.errors)
+    values = valid_body(SubscriptionInputSerializer, request, partial=partial)
     try:
-        return service(**kwargs, **serializer.validated_data)
+        return service(**kwargs, **values)
     except ValidationError as error:
         raise UnprocessableContent(error.message_dict) from None
 
