@@ -5,14 +5,10 @@ the time misses, the beat sweep catches; the guarded transition publishes once e
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
 from core import broker
-
-if TYPE_CHECKING:
-    from drafts.models import Draft
 
 PUBLISH_TASK = "drafts.publish_scheduled"
 
@@ -28,8 +24,3 @@ def send_publish(draft_id: int, publish_at: datetime, *, now: datetime | None = 
         countdown=max(remaining, 0),
         what="scheduled publications",
     )
-
-
-def schedule(draft: Draft) -> int:
-    """After draft_schedule's commit: `draft.publish_at` is set."""
-    return send_publish(draft.pk, draft.publish_at)

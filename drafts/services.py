@@ -5,6 +5,7 @@ draft is written, counted, cached, revised and announced exactly as one written 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -237,7 +238,7 @@ def draft_schedule(
     if publish_at <= timezone.now():
         raise InvalidPublishTime
     scheduled = _write(draft, expected_version, publish_at=publish_at)
-    transaction.on_commit(lambda: scheduling.schedule(scheduled))
+    transaction.on_commit(partial(scheduling.send_publish, scheduled.pk, publish_at))
     return scheduled
 
 
