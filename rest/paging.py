@@ -29,7 +29,9 @@ _Title = Callable[[dict[str, Any]], str | None]
 
 
 def _positive_int(request: HttpRequest, name: str, default: int) -> int:
-    raw = request.GET.get(name, str(default))
+    raw = request.GET.get(name)
+    if raw is None:
+        return default
     if not _POSITIVE_INTEGER.fullmatch(raw) or len(raw) > _MAX_DIGITS or int(raw) < 1:
         raise InvalidQueryParameter(name, f"{name} must be a positive integer.")
     return int(raw)
