@@ -18,6 +18,7 @@ from django.utils.html import format_html
 
 from articles.exceptions import ArticleError
 from drafts import previews, publishing, scheduling
+from drafts.exceptions import InvalidPublishTime
 from drafts.models import Draft
 
 
@@ -69,11 +70,13 @@ class DraftForm(forms.ModelForm):
         return list(dict.fromkeys(name for name in names if name))
 
     def clean_publish_at(self):
+        """The API's rule (past, too far ahead), on a time the editor changed."""
         publish_at = self.cleaned_data.get("publish_at")
-        if publish_at and "publish_at" in self.changed_data and publish_at <= timezone.now():
-            raise ValidationError(
-                "The time to publish must be in the future (or use “Publish now”)."
-            )
+        if publish_at and "publish_at" in self.changed_data:
+            try:
+                scheduling.check_publish_time(publish_at)
+            except InvalidPublishTime as error:
+                raise ValidationError(str(error)) from None
         return publish_at
 
     def clean(self):
@@ -167,7 +170,7 @@ class DraftAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         obj.refresh_from_db(fields=["version"])
         if obj.publish_at is not None and "publish_at" in form.changed_data:
-            transaction.on_commit(partial(scheduling.send_publish, obj.pk, obj.publish_at))
+            transaction.on_commit(partial(scheduling.hand_over, obj.pk, obj.publish_at))
 
     def delete_model(self, request: HttpRequest, obj: Draft) -> None:
         Draft.objects.open().filter(pk=obj.pk).update(

@@ -41,7 +41,9 @@ class ArticleChangedSinceDraft(DraftError):
 
 
 class InvalidPublishTime(DraftError):
-    reason = "publishAt must be in the future."
+    """Past, too far ahead or without its offset (drafts.scheduling.check_publish_time)."""
+
+    reason = "The time must be in the future."
 
 
 class PreviewLinkExpired(DraftError):

@@ -43,6 +43,14 @@ class Draft(models.Model):
     publish_at = models.DateTimeField(
         null=True, blank=True, help_text="When the draft is to be published; empty: not scheduled."
     )
+    # The scheduler's bookkeeping, not the draft's representation: its version stays.
+    queued_for = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The time the scheduler's message was sent for; a draft whose publish_at "
+        "differs has no message yet (drafts.scheduling).",
+    )
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="drafts"
     )
@@ -62,7 +70,8 @@ class Draft(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["blog", "id"], name="draft_blog_id_idx"),
-            # The scheduler's sweep: open drafts whose time has come.
+            # The scheduler's sweep: open drafts whose time has come or comes within the
+            # message window (drafts.publishing.sweep).
             models.Index(
                 fields=["publish_at"],
                 name="draft_scheduled_idx",

@@ -8,17 +8,19 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from articles.exceptions import ArticleError
+from drafts import scheduling
 from drafts.exceptions import ArticleChangedSinceDraft, DraftGone, DraftNotDue
 from drafts.models import Draft
 from drafts.services import draft_publish
 
 logger = logging.getLogger(__name__)
 
-# Drafts the sweep publishes per run, the earliest first; the next run takes the rest.
+# Drafts the sweep publishes or hands over per run, the earliest first; the next run takes the
+# rest.
 SWEEP_BATCH = 100
 
 
@@ -64,19 +66,30 @@ def publish_on_time(draft_id: int, publish_at: datetime, now: datetime) -> bool:
 
 
 def sweep(now: datetime | None = None) -> int:
-    """Publish up to SWEEP_BATCH due drafts whose ETA message never came (a worker stopped across
-    the time, a broker that lost it), the earliest first; how many this call published."""
+    """One run of beat's sweep, the earliest first and at most SWEEP_BATCH drafts: publish the
+    due drafts whose ETA message never came (a worker stopped across the time, a broker that lost
+    it), and send the message of each draft whose time came within the message window
+    (drafts.scheduling.hand_over); how many this call published.
+
+    One range read of the partial index draft_scheduled_idx (open scheduled drafts only), up to
+    the window's end: the due drafts and the next DRAFTS_MESSAGE_WINDOW_SECONDS' schedules, those
+    already handed over filtered out unless due. Nothing else is remembered between runs, so a
+    beat restarted or down for a while catches up on its next run."""
     now = now or timezone.now()
-    due = (
+    due_or_near = (
         Draft.objects.open()
-        .filter(publish_at__isnull=False, publish_at__lte=now)  # draft_scheduled_idx
+        .filter(publish_at__isnull=False, publish_at__lte=scheduling.window_end(now))
+        .filter(Q(publish_at__lte=now) | ~Q(queued_for=F("publish_at")))
         .order_by("publish_at", "id")
         .values_list("pk", "publish_at")[:SWEEP_BATCH]
     )
     published = 0
-    for draft_id, publish_at in list(due):
+    for draft_id, publish_at in list(due_or_near):
         try:
-            published += publish_on_time(draft_id, publish_at, now)
+            if publish_at <= now:
+                published += publish_on_time(draft_id, publish_at, now)
+            else:
+                scheduling.hand_over(draft_id, publish_at, now=now)
         except Exception:  # one draft's failure leaves the others to be published
             logger.exception("draft %s could not be published by the sweep", draft_id)
     return published

@@ -26,7 +26,6 @@ from drafts.exceptions import (
     DraftGone,
     DraftNotDue,
     DraftVersionConflict,
-    InvalidPublishTime,
     PreviewLinkExpired,
     PreviewLinkInvalid,
 )
@@ -231,14 +230,12 @@ def draft_publish(
 def draft_schedule(
     draft: Draft, publish_at: datetime, *, expected_version: int | None = None
 ) -> Draft:
-    """Once committed, the scheduler is told (drafts.scheduling)."""
+    """InvalidPublishTime unless the time is allowed (drafts.scheduling.check_publish_time); once
+    committed, the scheduler is told (drafts.scheduling.hand_over)."""
     _ensure_blog_writable(draft)
-    if timezone.is_naive(publish_at):
-        raise InvalidPublishTime("publishAt must carry its offset (RFC 3339).")
-    if publish_at <= timezone.now():
-        raise InvalidPublishTime
+    scheduling.check_publish_time(publish_at)
     scheduled = _write(draft, expected_version, publish_at=publish_at)
-    transaction.on_commit(partial(scheduling.send_publish, scheduled.pk, publish_at))
+    transaction.on_commit(partial(scheduling.hand_over, scheduled.pk, publish_at))
     return scheduled
 
 

@@ -488,6 +488,9 @@ EDGE_RELAY_AFTER_SECONDS = env_int("EDGE_RELAY_AFTER_SECONDS", 10, minimum=1)
 # whose time passed that no message published (a worker stopped across the time, a lost message):
 # a draft goes out at most this long (and a worker's pick-up) after its time.
 DRAFTS_SWEEP_SECONDS = env_int("DRAFTS_SWEEP_SECONDS", 30, minimum=1)
+# How far ahead a draft may be scheduled (422 beyond): a year and a day, so that "the same day
+# next year" is always allowed; a year 9999 is a typo or a probe, never a plan.
+PUBLISH_HORIZON_DAYS = env_int("PUBLISH_HORIZON_DAYS", 366, minimum=1)
 
 # The Celery app core.broker publishes with, imported on its first publish (config/__init__.py).
 BROKER_APP = "config.celery.app"
@@ -497,9 +500,15 @@ BROKER_APP = "config.celery.app"
 # which every process of this checkout shares (docs/decisions/webhooks-celery.md).
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
 CELERY_BROKER_FOLDER = Path(env_str("CELERY_BROKER_FOLDER") or BASE_DIR / ".celery-broker")
+# Redis: a message not acknowledged this long after a worker took it goes to another.
+_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 3600, minimum=1)
+# A scheduled draft's ETA message is sent only once its time is this close (at the schedule, or
+# by the sweep when the time comes into reach): a worker holds an ETA message unacknowledged
+# until its time, and one held past the visibility timeout is delivered again. Half of it leaves
+# the other half for a busy worker's queue (docs/decisions/publishing.md, "Publishing on time").
+DRAFTS_MESSAGE_WINDOW_SECONDS = _VISIBILITY_TIMEOUT // 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    # Redis: a message not acknowledged this long after a worker took it goes to another.
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 3600, minimum=1),
+    "visibility_timeout": _VISIBILITY_TIMEOUT,
     "socket_connect_timeout": 2,
     # filesystem://: one folder both ways.
     "data_folder_in": str(CELERY_BROKER_FOLDER),

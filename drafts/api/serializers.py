@@ -48,7 +48,8 @@ class DraftInputSerializer(ArticleInputSerializer):
 
 @extend_schema_serializer(
     description='`{}` publishes now; `{"publishAt": "<RFC 3339>"}` schedules the'
-    " publication (a time in the future, with its offset)."
+    " publication (a time in the future, at most `PUBLISH_HORIZON_DAYS` ahead, with its"
+    " offset)."
 )
 class PublishInputSerializer(serializers.Serializer):
     publishAt = serializers.DateTimeField(required=False, input_formats=["iso-8601"])

@@ -237,8 +237,9 @@ class PublishView(DraftApiView):
         " a revision), or 409 naming both versions when the article changed since the draft"
         " started from it (409 also when the blog is archived). The draft answers 410"
         ' afterwards. `{"publishAt": "..."}`'
-        " schedules it: 202 with the draft; 422 for a time that is not in the future or not"
-        " RFC 3339. `If-Match` with the draft's ETag makes either conditional (412).",
+        " schedules it: 202 with the draft; 422 for a time that is not in the future, more than"
+        " `PUBLISH_HORIZON_DAYS` (366) days ahead, or not RFC 3339. `If-Match` with the"
+        " draft's ETag makes either conditional (412).",
         request=PublishInputSerializer,
         responses={200: ArticleSerializer, 201: ArticleSerializer, 202: DraftSerializer},
         parameters=CONDITIONAL_WRITE,

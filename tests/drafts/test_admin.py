@@ -6,15 +6,16 @@ link; a published draft is a tombstone that cannot be changed."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Permission, User
 from django.core import signing
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from articles.models import Article
-from drafts import scheduling, tasks
+from drafts import tasks
 from drafts.models import Draft
 from drafts.services import PREVIEW_SALT
 
@@ -36,19 +37,18 @@ def staff_client(client, drafts_editor):
     return client
 
 
-@pytest.fixture
-def sent(monkeypatch) -> list[tuple]:
-    messages: list[tuple] = []
-
-    def send(task_name, calls, *, countdown=0, what=None):
-        messages.append((task_name, list(calls), countdown))
-        return len(calls)
-
-    monkeypatch.setattr(scheduling.broker, "send", send)
-    return messages
+# A draft's time a month ahead: scheduled, with no message yet (outside the message window).
+AT = (datetime.now(UTC) + timedelta(days=30)).replace(hour=9, minute=30, second=0, microsecond=0)
 
 
-AT = datetime(2031, 5, 4, 9, 30, tzinfo=UTC)
+def form_time(at: datetime) -> dict[str, str]:
+    """The admin's split date and time fields (TIME_ZONE is UTC)."""
+    return {"publish_at_0": f"{at:%Y-%m-%d}", "publish_at_1": f"{at:%H:%M:%S}"}
+
+
+def soon() -> datetime:
+    """A time within the message window (DRAFTS_MESSAGE_WINDOW_SECONDS, 1800 s by default)."""
+    return (timezone.now() + timedelta(minutes=10)).replace(microsecond=0)
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_every_draft_page_renders_for_staff(staff_client, drafts, path):
 
 def test_the_list_says_when_a_scheduled_draft_will_go_out_and_each_ones_state(staff_client, drafts):
     page = staff_client.get(CHANGELIST).content.decode()
-    assert "will go out at May 4, 2031, 9:30 a.m." in page
+    assert f"will go out at {date_format(AT, 'DATETIME_FORMAT')}" in page
     assert page.count("will go out at") == 1
     for state in ("scheduled", "draft", "published"):
         assert f'<td class="field-state">{state}</td>' in page
@@ -102,6 +102,7 @@ def test_the_list_says_when_a_scheduled_draft_will_go_out_and_each_ones_state(st
 def test_a_draft_written_in_the_admin_with_a_time_is_scheduled_after_the_commit(
     staff_client, blog, sent, django_capture_on_commit_callbacks
 ):
+    at = soon()
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_client.post(
             CHANGELIST + "add/",
@@ -112,18 +113,50 @@ def test_a_draft_written_in_the_admin_with_a_time_is_scheduled_after_the_commit(
                 "content_format": "markdown",
                 "tags": "news, launch, news",
                 "slug": "launch-day",
-                "publish_at_0": "2031-05-04",
-                "publish_at_1": "09:30:00",
+                **form_time(at),
             },
         )
     assert response.status_code == 302, response.content.decode()[-2000:]
     draft = Draft.objects.get(title="Launch day")
     assert draft.tags == ["news", "launch"]
-    assert (draft.slug, draft.content_format, draft.publish_at) == ("launch-day", "markdown", AT)
+    assert (draft.slug, draft.content_format, draft.publish_at) == ("launch-day", "markdown", at)
     assert draft.author.username == "drafts-editor"
     [(name, calls, countdown)] = sent
-    assert (name, calls) == ("drafts.publish_scheduled", [(draft.pk, AT.isoformat())])
+    assert (name, calls) == ("drafts.publish_scheduled", [(draft.pk, at.isoformat())])
     assert countdown > 0
+
+
+def test_a_time_beyond_the_message_window_is_scheduled_without_a_message(
+    staff_client, blog, sent, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            CHANGELIST + "add/",
+            {"blog": blog.pk, "title": "Next month", "content_format": "text", **form_time(AT)},
+        )
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    draft = Draft.objects.get(title="Next month")
+    assert (draft.publish_at, draft.queued_for) == (AT, None)
+    assert sent == []  # the sweep sends it when the time comes within the window
+
+
+@pytest.mark.parametrize("days", [400, 3000])
+def test_a_time_beyond_the_horizon_is_refused(staff_client, drafts, sent, settings, days):
+    draft = drafts["plain"]
+    response = staff_client.post(
+        CHANGELIST + f"{draft.pk}/change/",
+        {
+            "title": draft.title,
+            "content_format": "text",
+            "tags": "",
+            **form_time(timezone.now() + timedelta(days=days)),
+        },
+    )
+    assert response.status_code == 200
+    assert "must be at most 366 days ahead" in response.content.decode()
+    draft.refresh_from_db()
+    assert (draft.publish_at, draft.version) == (None, 1)
+    assert sent == []
 
 
 def test_a_time_in_the_past_is_refused(staff_client, drafts, sent):
@@ -156,8 +189,7 @@ def test_rescheduling_moves_the_version_and_sends_a_message_for_the_new_time(
                 "title": draft.title,
                 "content_format": "text",
                 "tags": "later",
-                "publish_at_0": "2031-05-05",
-                "publish_at_1": "10:00:00",
+                **form_time(soon()),
             },
         )
     assert response.status_code == 302

@@ -271,6 +271,69 @@ def test_schedule_and_unschedule(api, blog, alice_token, django_capture_on_commi
     assert Draft.objects.get().publish_at is None
 
 
+@pytest.mark.parametrize(
+    "when",
+    [
+        "9999-12-31T23:59:59Z",
+        (timezone.now() + timedelta(days=367)).isoformat(),
+    ],
+)
+def test_a_time_beyond_the_horizon_is_refused(api, blog, alice_token, sent, when):
+    draft = body(create(api, blog, alice_token))
+    publish = draft["_links"]["doc:publish"]["href"]
+
+    refused = api.write("POST", publish, {"publishAt": when}, token=alice_token)
+
+    assert refused.status_code == 422, refused.content
+    assert refused["Content-Type"] == "application/problem+json"
+    assert body(refused)["errors"] == {
+        "publishAt": ["The time must be at most 366 days ahead (PUBLISH_HORIZON_DAYS)."]
+    }
+    assert Draft.objects.get().publish_at is None
+    assert sent == []
+
+
+def test_a_time_within_the_horizon_is_scheduled(api, blog, alice_token, settings):
+    settings.PUBLISH_HORIZON_DAYS = 30
+    draft = body(create(api, blog, alice_token))
+    publish = draft["_links"]["doc:publish"]["href"]
+    within = timezone.now() + timedelta(days=29, hours=23)
+    beyond = timezone.now() + timedelta(days=30, minutes=1)
+
+    assert (
+        api.write("POST", publish, {"publishAt": beyond.isoformat()}, token=alice_token).status_code
+        == 422
+    )
+    assert (
+        api.write("POST", publish, {"publishAt": within.isoformat()}, token=alice_token).status_code
+        == 202
+    )
+    assert Draft.objects.get().publish_at == within
+
+
+def test_a_far_schedule_sends_no_message_and_a_near_one_does(
+    api, blog, alice_token, sent, django_capture_on_commit_callbacks
+):
+    """A worker holds an ETA message until its time, and the broker hands one held past its
+    visibility timeout to another worker: only a time within the window is sent at once."""
+    far = body(create(api, blog, alice_token, title="Next week"))
+    near = body(create(api, blog, alice_token, title="In ten minutes"))
+    far_at = (timezone.now() + timedelta(days=7)).replace(microsecond=0)
+    near_at = (timezone.now() + timedelta(minutes=10)).replace(microsecond=0)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        for draft, at in ((far, far_at), (near, near_at)):
+            publish = draft["_links"]["doc:publish"]["href"]
+            scheduled = api.write("POST", publish, {"publishAt": at.isoformat()}, token=alice_token)
+            assert scheduled.status_code == 202
+
+    [(name, calls, countdown)] = sent
+    assert (name, calls) == ("drafts.publish_scheduled", [(near["id"], near_at.isoformat())])
+    assert 590 < countdown <= 600
+    assert Draft.objects.get(pk=far["id"]).queued_for is None
+    assert Draft.objects.get(pk=near["id"]).queued_for == near_at
+
+
 def preview_link(api, draft, token) -> dict:
     response = api.write("POST", draft["_links"]["doc:preview"]["href"], token=token)
     assert response.status_code == 201

@@ -19,19 +19,7 @@ from articles.etags import article_etag
 from articles.models import Article
 from drafts import publishing, scheduling, tasks
 from drafts.models import Draft
-
-
-@pytest.fixture
-def sent(monkeypatch) -> list[tuple]:
-    """The messages the tasks hand the broker: (task name, calls, countdown)."""
-    messages: list[tuple] = []
-
-    def send(task_name, calls, *, countdown=0, what=None):
-        messages.append((task_name, list(calls), countdown))
-        return len(calls)
-
-    monkeypatch.setattr(scheduling.broker, "send", send)
-    return messages
+from tests.support.webhooks import wait_until
 
 
 def scheduled(blog, alice, *, at, title="On time", **fields) -> Draft:
@@ -123,6 +111,85 @@ def test_send_publish_counts_down_to_the_time(blog, alice, sent):
         ([(7, (now + timedelta(seconds=90)).isoformat())], 90.0),
         ([(8, (now - timedelta(seconds=3)).isoformat())], 0),
     ]
+
+
+def test_the_sweep_hands_over_a_draft_entering_the_window_once_and_it_is_published_once(
+    blog, alice, sent, settings
+):
+    settings.DRAFTS_MESSAGE_WINDOW_SECONDS = 1
+    draft = scheduled(blog, alice, at=timezone.now() + timedelta(seconds=1.8))
+    iso = draft.publish_at.isoformat()
+
+    assert publishing.sweep() == 0
+    assert sent == []  # not within the window yet: no message a worker would hold
+    wait_until(
+        lambda: draft.publish_at - timezone.now() < timedelta(seconds=0.9),
+        timeout=5,
+        what="the time to come within the window",
+    )
+    assert publishing.sweep() == 0
+    [(name, calls, countdown)] = sent
+    assert (name, calls) == ("drafts.publish_scheduled", [(draft.pk, iso)])
+    assert 0 < countdown <= 1
+    assert publishing.sweep() == 0
+    assert len(sent) == 1  # handed over once: the next runs send nothing more
+
+    wait_until(lambda: timezone.now() >= draft.publish_at, timeout=5, what="the time")
+    assert tasks.publish_scheduled(draft.pk, iso) is True  # the message, at its time
+    assert tasks.publish_scheduled(draft.pk, iso) is False
+    assert publishing.sweep() == 0
+    assert Article.objects.count() == 1
+    assert len(sent) == 1
+
+
+def test_a_message_the_broker_refused_is_handed_over_by_the_next_sweep(
+    blog, alice, sent, monkeypatch
+):
+    draft = scheduled(blog, alice, at=timezone.now() + timedelta(minutes=5))
+    send = scheduling.send_publish
+    monkeypatch.setattr(scheduling, "send_publish", lambda *args, **kwargs: 0)
+    assert scheduling.hand_over(draft.pk, draft.publish_at) == 0
+    draft.refresh_from_db()
+    assert draft.queued_for is None  # the claim given back
+    monkeypatch.setattr(scheduling, "send_publish", send)
+
+    publishing.sweep()
+    publishing.sweep()
+    assert len(sent) == 1  # claimed by the first run: one message
+    draft.refresh_from_db()
+    assert draft.queued_for == draft.publish_at
+
+
+def test_a_rescheduled_draft_is_handed_over_again_for_its_new_time(blog, alice, sent):
+    draft = scheduled(blog, alice, at=timezone.now() + timedelta(minutes=5))
+    assert scheduling.hand_over(draft.pk, draft.publish_at) == 1
+    later = draft.publish_at + timedelta(minutes=3)
+    Draft.objects.filter(pk=draft.pk).update(publish_at=later)
+
+    publishing.sweep()
+    assert [calls for _, calls, _ in sent] == [
+        [(draft.pk, draft.publish_at.isoformat())],
+        [(draft.pk, later.isoformat())],
+    ]
+
+
+def test_an_early_message_for_a_time_beyond_the_window_goes_back_to_the_sweep(
+    blog, alice, sent, settings
+):
+    """Clocks that disagree by more than the window: no message held that long."""
+    when = timezone.now() + timedelta(minutes=5)
+    draft = scheduled(blog, alice, at=when, queued_for=when)
+    settings.DRAFTS_MESSAGE_WINDOW_SECONDS = 60
+
+    assert tasks.publish_scheduled(draft.pk, when.isoformat()) is False
+    assert sent == []
+    draft.refresh_from_db()
+    assert draft.queued_for is None
+
+
+def test_the_message_window_is_half_the_visibility_timeout():
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert settings.DRAFTS_MESSAGE_WINDOW_SECONDS == visibility // 2 == 1800
 
 
 def test_the_sweep_is_bounded_and_takes_the_earliest_first(blog, alice):

@@ -13,12 +13,14 @@ import inspect
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 from openapi_schema_validator import OAS30Validator
 from openapi_spec_validator import validate
 
@@ -317,13 +319,15 @@ def send(
     elif change == "maintenance":
         settings.MAINTENANCE_MODE = True
     elif change == "schedule":
-        payload = {"publishAt": "2999-01-01T09:00:00+01:00"}
+        payload = {"publishAt": (timezone.now() + timedelta(days=30)).isoformat()}
     elif change == "too-large-schedule":
         # `{}` is within any limit: a schedule's body is not.
-        payload = {"publishAt": "2999-01-01T09:00:00+01:00"}
+        payload = {"publishAt": (timezone.now() + timedelta(days=30)).isoformat()}
         settings.MAX_BODY_BYTES = 8
     elif change == "past-time":
         payload = {"publishAt": "2000-01-01T09:00:00Z"}
+    elif change == "beyond-horizon":
+        payload = {"publishAt": "9999-12-31T23:59:59Z"}
     elif change == "expired-link":
         settings.PREVIEW_LINK_HOURS = -1  # every link is past its time
     elif change == "webhooks-full":
@@ -557,6 +561,7 @@ SCENARIOS = [
     ("draft_publish", 413, "live:too-large-schedule"),
     ("draft_publish", 415, "live:text-body"),
     ("draft_publish", 422, "live:past-time"),
+    ("draft_publish", 422, "live:beyond-horizon"),
     ("draft_unschedule", 204, "live"),
     ("draft_unschedule", 401, "live:no-token"),
     ("draft_unschedule", 403, "live:bob"),

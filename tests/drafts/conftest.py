@@ -1,0 +1,20 @@
+"""What the drafts' tests share."""
+
+from __future__ import annotations
+
+import pytest
+
+from drafts import scheduling
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple]:
+    """The messages the scheduler hands the broker: (task name, calls, countdown)."""
+    messages: list[tuple] = []
+
+    def send(task_name, calls, *, countdown=0, what=None):
+        messages.append((task_name, list(calls), countdown))
+        return len(calls)
+
+    monkeypatch.setattr(scheduling.broker, "send", send)
+    return messages
