@@ -277,6 +277,7 @@ def test_schedule_and_unschedule(api, blog, alice_token, django_capture_on_commi
         "9999-12-31T23:59:59Z",
         (timezone.now() + timedelta(days=367)).isoformat(),
     ],
+    ids=["year-9999", "367-days-ahead"],
 )
 def test_a_time_beyond_the_horizon_is_refused(api, blog, alice_token, sent, when):
     draft = body(create(api, blog, alice_token))

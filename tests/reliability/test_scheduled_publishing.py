@@ -1,6 +1,7 @@
-"""Scheduled publication with the real parts (issue 29, points 1 and 5): Celery workers and beat on
-an own redis-server broker publish a scheduled draft within 60 s of its time, exactly once, with two
-workers taking the same message and with a worker killed across the publish time.
+"""Scheduled publication with the real parts (issue 29, points 1 and 5; issue 40, point 5): Celery
+workers and beat on an own redis-server broker publish a scheduled draft within 60 s of its time,
+exactly once, with two workers taking the same message and with a worker killed across the publish
+time; a schedule through gunicorn holds no message past the broker's visibility timeout.
 
 The test sends the ETA message a schedule sends (`drafts.publish_scheduled(draft_id,
 publish_at_iso)` with a countdown) to the own broker, with a Celery app of its own: the test
@@ -14,11 +15,13 @@ import time
 from datetime import timedelta
 
 import pytest
+import redis
 from celery import Celery
 from django.utils import timezone
 
 from articles.models import Article
 from drafts.models import Draft
+from tests.support.load import API, write_headers
 from tests.support.webhooks import wait_until
 
 pytestmark = [pytest.mark.servers, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -130,3 +133,51 @@ def test_a_worker_stopped_before_the_time_and_started_after_it_still_publishes(
 
     wait_until(lambda: published(draft), timeout=ON_TIME, what="the publication after the restart")
     assert_published_once(draft, blog)
+
+
+def held_publications(broker) -> int:
+    """`drafts.publish_scheduled` messages the broker holds: waiting in the queue, or taken by a
+    worker and not acknowledged (kombu's Redis transport keeps those in `unacked` until the ack,
+    and gives them again after the visibility timeout). The sweep's own messages are not counted.
+    """
+    client = redis.Redis.from_url(broker.url())
+    try:
+        envelopes = client.lrange("celery", 0, -1) + client.hvals("unacked")
+    finally:
+        client.close()
+    return sum(b'"task": "drafts.publish_scheduled"' in envelope for envelope in envelopes)
+
+
+def test_a_schedule_through_the_api_holds_no_message_past_the_visibility_timeout(
+    start_server, start_celery, broker, webhook_env, blog, alice, token_for
+):
+    """Before issue 40 a schedule sent its ETA message at once; a worker held it unacknowledged
+    until its time, and once it was older than the visibility timeout the broker gave it to
+    another worker as well (5 schedules, 10 messages). Now the message leaves only within
+    DRAFTS_MESSAGE_WINDOW_SECONDS (half the timeout: 2 s here), handed over by beat's sweep."""
+    env = {"CELERY_VISIBILITY_TIMEOUT_SECONDS": "4", "DRAFTS_SWEEP_SECONDS": "1"}
+    server = start_server(**{**webhook_env, **env})
+    first = start_celery("worker", "--concurrency=1", **env)
+    start_celery("beat", **env)
+    draft = Draft.objects.create(blog=blog, author=alice, title="Goes out on time", content="Hi")
+    at = (timezone.now() + timedelta(seconds=15)).replace(microsecond=0)
+
+    reply = server.request(
+        "POST",
+        f"{API}/blogs/{blog.pk}/drafts/{draft.pk}/publish",
+        body={"publishAt": at.isoformat()},
+        headers=write_headers(token_for(alice)),
+    )
+    assert reply.status == 202, reply.body[:500]
+
+    time.sleep(6)  # past the visibility timeout, the time still 9 s away
+    assert held_publications(broker) == 0  # no message yet, so none to give again
+    # A worker that starts gives back every message held past the visibility timeout.
+    second = start_celery("worker", "--concurrency=1", **env)
+
+    wait_until(lambda: published(draft), timeout=ON_TIME, what="the scheduled publication")
+    assert_published_once(draft, blog)
+    logs = first.log() + second.log()
+    received = re.findall(r"Task drafts\.publish_scheduled\[[^\]]+\] received", logs)
+    assert len(received) == 1, logs[-3000:]
+    assert held_publications(broker) == 0
