@@ -13,6 +13,10 @@ STATIC_KEY = "static"
 # What a shared copy varies by: the media type (its `version` parameter included: the version
 # travels in Accept) and the content coding.
 SHARED_VARY = ("Accept", "Accept-Encoding")
+# Every error, a problem document or an HTML page: it describes one request, so neither a browser
+# nor a shared cache keeps it (RFC 9111 5.2.2.5). Without it a 404 is heuristically cacheable
+# (RFC 9111 4.2.2), and an edge would keep a page that says "not yet" after the thing exists.
+ERROR_CACHE_CONTROL = "no-store"
 
 
 def shared_cache_control() -> str:

@@ -5,7 +5,8 @@ A view marks a response shareable by naming what it shows: `share(response, gene
 representation cache's generations (core.representations), which become its surrogate keys
 (`xkey`), the names a write purges. EdgeCacheMiddleware, the one place that decides, then makes a
 shareable 200 or 304 public for a shared cache only (`max-age=0`, `s-maxage`), keeps everything
-else out of it: a request with credentials, an error, a response without keys.
+else out of it: a request with credentials, an error (every error says ERROR_CACHE_CONTROL, HTML
+pages too), a response without keys.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
-from core.cache_control import SHARED_VARY, SITE_KEY, STATIC_KEY, XKEY, shared_cache_control
+from core.cache_control import (
+    ERROR_CACHE_CONTROL,
+    SHARED_VARY,
+    SITE_KEY,
+    STATIC_KEY,
+    XKEY,
+    shared_cache_control,
+)
 from core.middleware import Middleware
 from core.representations import edge_keys
 
@@ -57,6 +65,9 @@ class EdgeCacheMiddleware(Middleware):
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if response.status_code >= 400 and not response.has_header("Cache-Control"):
+            # Django's pages (400, 403, CSRF, 500) and the site's 404 say as the problems do.
+            response["Cache-Control"] = ERROR_CACHE_CONTROL
         if request.method not in SAFE_METHODS:
             del response[XKEY]  # only reads are cached; a write's answer names no keys
             return response

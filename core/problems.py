@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views import defaults
 
+from core.cache_control import ERROR_CACHE_CONTROL
 from core.negotiation import HTML_MEDIA_TYPE, preferred
 from core.pages import not_found_page
 from core.surfaces import surface_of
@@ -184,8 +185,7 @@ def problem_response(
         content_type=PROBLEM_MEDIA_TYPE,
         headers=headers,
     )
-    # Never cached by a shared cache: problems describe one request.
-    response["Cache-Control"] = "no-store"
+    response["Cache-Control"] = ERROR_CACHE_CONTROL
     return response
 
 

@@ -19,6 +19,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from core.cache_control import ERROR_CACHE_CONTROL
 from core.negotiation import is_browser_navigation
 from core.problems import fault_detail, problem_body, problem_response
 from rest.negotiation import BrowsableHalRenderer
@@ -110,7 +111,7 @@ def _problem(
         # A DRF Response, which the view's accepted renderer makes the page.
         body = problem_body(request, status=status, detail=detail, slug=slug, errors=errors)
         response = Response(body, status=status, headers=headers)
-        response["Cache-Control"] = "no-store"
+        response["Cache-Control"] = ERROR_CACHE_CONTROL
         return response
     return problem_response(
         request, status=status, detail=detail, slug=slug, errors=errors, headers=headers

@@ -13,6 +13,7 @@ from articles import services as article_services
 from articles.models import Comment
 from blogs.models import Blog
 from core import representations
+from core.cache_control import ERROR_CACHE_CONTROL
 from core.edge import EdgeCacheMiddleware, share
 from tests.rest.conftest import API, body
 
@@ -271,14 +272,16 @@ def test_a_write_names_no_keys(api, article, alice_token):
 )
 def test_a_response_named_shareable_by_mistake_is_still_kept_out(status, headers):
     """The middleware decides whatever a view said: an error, a cookie, a view's own
-    Cache-Control other than public, a status other than 200 and 304."""
+    Cache-Control other than public, a status other than 200 and 304. An error without a
+    Cache-Control of its own gets the errors' one (ERROR_CACHE_CONTROL, as the problems')."""
     answered = share(HttpResponse(status=status, headers=headers), [])
     middleware = EdgeCacheMiddleware(lambda request: answered)
 
     response = middleware(RequestFactory().get("/anything"))
 
     assert_not_shared(response)
-    assert response.get("Cache-Control", "") == headers.get("Cache-Control", "")
+    said = headers.get("Cache-Control", ERROR_CACHE_CONTROL if status >= 400 else "")
+    assert response.get("Cache-Control", "") == said
 
 
 def test_the_numbers_come_from_the_settings(api, blog, settings):
