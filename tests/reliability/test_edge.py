@@ -28,6 +28,8 @@ import pytest
 from django.apps import apps
 
 from articles import services
+from core.cache_control import ERROR_CACHE_CONTROL
+from tests.site.conftest import BROWSER_ACCEPT
 from tests.support.admin import EDITOR_PASSWORD, AdminBrowser
 from tests.support.edge import INSTALL, Varnish, hit, request_from, varnishd_binary
 from tests.support.load import API, is_problem, write_headers
@@ -223,7 +225,9 @@ def test_a_read_with_credentials_is_its_own_and_fills_nothing(
     own_reads()
 
 
-def test_private_surfaces_and_errors_are_never_shared(start_edge, blog, article, alice, token_for):
+def test_private_surfaces_and_errors_are_never_shared(
+    start_edge, blog, article, alice, token_for, collected_static
+):
     edge = start_edge()
     token = token_for(alice)
     services.article_delete(article=services.article_create(blog=blog, title="Gone soon"))
@@ -238,6 +242,8 @@ def test_private_surfaces_and_errors_are_never_shared(start_edge, blog, article,
         (f"{API}/blogs/{blog.pk + 1000}", {}, 404),
         (f"{API}/blogs/{blog.pk}/articles?pageSize=0", {}, 400),
         (f"{API}/blogs/{blog.pk}", {"Accept": "image/png"}, 406),
+        # The site's 404 page for a browser: no copy at the edge nor in the browser.
+        ("/nowhere", {"Accept": BROWSER_ACCEPT}, 404),
     ]
     if gone:
         never.append((f"{API}/blogs/{blog.pk}/articles/{gone[0]}", {}, 410))
@@ -247,6 +253,8 @@ def test_private_surfaces_and_errors_are_never_shared(start_edge, blog, article,
             assert first.status == status, (path, first.status, first.body[:300])
         assert (first.headers["X-Cache"], second.headers["X-Cache"]) == ("MISS", "MISS"), path
         assert "public" not in second.headers.get("Cache-Control", ""), path
+        if status is not None and status >= 400:
+            assert second.headers.get("Cache-Control") == ERROR_CACHE_CONTROL, path
 
 
 # --- conditional requests ----------------------------------------------------------------------
