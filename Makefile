@@ -94,6 +94,8 @@ serve: $(VENV)/.installed
 ORIGIN_PORT ?= $(shell expr $(PORT) + 1)
 EDGE_DIR ?= .edge/$(PORT)
 VARNISHD ?= $(shell command -v varnishd || echo /usr/sbin/varnishd)
+# VARNISHD_PARAMS: the limits of what Varnish reads, the same file as the systemd unit's.
+include deploy/varnish/varnishd.params
 serve-edge: $(VENV)/.installed
 	@test -n "$$SECRET_KEY" || { echo "make serve-edge: set SECRET_KEY first, e.g." \
 		"export SECRET_KEY=\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" >&2; exit 2; }
@@ -123,7 +125,7 @@ serve-edge: $(VENV)/.installed
 	trap 'kill $$origin $$worker $$beat 2>/dev/null; wait $$origin $$worker $$beat 2>/dev/null' \
 		EXIT INT TERM; \
 	$(VARNISHD) -F -a 127.0.0.1:$(PORT) -f $(abspath $(EDGE_DIR))/blog-service.vcl \
-		-n $(abspath $(EDGE_DIR))/varnish -s malloc,256m -T none
+		-n $(abspath $(EDGE_DIR))/varnish -s malloc,256m -T none $(VARNISHD_PARAMS)
 
 # The benchmark (bench/README.md): service and baselines under gunicorn, load from wrk; about ten
 # minutes. BENCH_ARGS=--quick for a smoke run.

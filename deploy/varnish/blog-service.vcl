@@ -62,6 +62,7 @@ acl purgers {
 }
 
 sub vcl_recv {
+    call edge_join_repeated_headers;
     if (req.restarts == 0) {
         # x-edge-stale is this file's own marker across a restart (vcl_hit, vcl_synth).
         unset req.http.x-edge-stale;
@@ -98,6 +99,15 @@ sub vcl_recv {
     if (req.http.X-Access-Token || req.http.Authorization || req.http.Cookie) {
         return (pass);
     }
+    # Conditions a copy cannot answer as the origin does (rest/conditional.py, RFC 9110 13.2.2)
+    # are the origin's: If-Match (412 unless it names the state, by the tag of any of its
+    # variants) and If-Unmodified-Since, which Varnish ignores on a read, and an If-None-Match
+    # that is not one entity-tag (a list, `*`), which Varnish compares whole with the copy's
+    # ETag. One tag and If-Modified-Since are answered here (vcl_deliver).
+    if (req.http.If-Match || req.http.If-Unmodified-Since
+            || (req.http.If-None-Match && req.http.If-None-Match !~ {"^(W/)?"[^",]*"$"})) {
+        return (pass);
+    }
     # Never shared, whatever the origin says: the admin, metrics, GraphQL, SOAP, health checks,
     # webhooks; and a request line in absolute form, which the rules above would not read.
     if (req.url !~ "^/"
@@ -115,6 +125,38 @@ sub vcl_recv {
         set req.grace = 3650d;
     }
     return (hash);
+}
+
+# The origin reads a header sent on several lines as one value, the lines joined by "," in
+# their order (gunicorn builds the WSGI environ so; RFC 9110 5.3 makes it the same field), and
+# Varnish reads the first line only: for Vary, the hash and every test of this file. Each header
+# the origin reads to choose or build a shared answer is joined here first, the same way, so that
+# the copy is kept under the value the origin answered (one `Accept: */*` line and a second
+# `Accept: text/html` is the HTML page under both lines, not under `*/*`). The list: what the
+# origin's Vary names (Accept, Accept-Encoding), what vcl_hash hashes, the conditions and
+# ranges, and the request id the answer echoes (tests/reliability/test_edge_requests.py
+# checks it against core.cache_control.SHARED_VARY).
+sub edge_join_repeated_headers {
+    std.collect(req.http.Accept, ",");
+    std.collect(req.http.Accept-Encoding, ",");
+    std.collect(req.http.X-Forwarded-Proto, ",");
+    std.collect(req.http.X-Forwarded-Host, ",");
+    std.collect(req.http.X-Request-ID, ",");
+    std.collect(req.http.If-None-Match, ",");
+    std.collect(req.http.If-Modified-Since, ",");
+    std.collect(req.http.If-Match, ",");
+    std.collect(req.http.If-Unmodified-Since, ",");
+    std.collect(req.http.Range, ",");
+    std.collect(req.http.If-Range, ",");
+}
+
+sub vcl_pass {
+    # The origin answers every passed request in full: Django ignores Range, and whitenoise,
+    # which reads it on static files, may ignore it too (RFC 9110 14.2). Forwarded, Varnish
+    # fails such an answer to a Range it sent (503) and drops the connection with the body
+    # unread, failing the next request on it, anyone's. So a passed request goes without one.
+    unset req.http.Range;
+    unset req.http.If-Range;
 }
 
 sub vcl_hash {
@@ -204,6 +246,7 @@ sub vcl_synth {
 }
 
 sub vcl_deliver {
+    call edge_conditions_as_origin;
     unset resp.http.xkey;
     unset resp.http.x-edge-ttl;
     unset resp.http.x-edge-swr;
@@ -217,5 +260,22 @@ sub vcl_deliver {
         unset resp.http.RateLimit-Policy;
     } else {
         set resp.http.X-Cache = "MISS";
+    }
+}
+
+# What Varnish evaluates on a copy after vcl_deliver (a 304, a 206, a 416), narrowed to what the
+# origin would evaluate on the same request, so that an answer from a copy is the origin's.
+sub edge_conditions_as_origin {
+    # A Range: the origin serves one range of bytes of a static file (whitenoise; the origin
+    # marks those `static`), and ignores any other (the API, feeds, pages: a 200 in full), as it
+    # ignores a range it cannot read (several, `x`). The copy answers the same.
+    if (resp.http.xkey !~ "(^| )static( |$)" || req.http.Range !~ "^bytes=([0-9]+-[0-9]*|-[0-9]+)$") {
+        unset req.http.Range;
+        unset req.http.If-Range;
+    }
+    # If-Modified-Since: the origin compares it with the Last-Modified it sends, and answers
+    # in full when it sends none; Varnish would compare it with the time of its fetch.
+    if (!resp.http.Last-Modified) {
+        unset req.http.If-Modified-Since;
     }
 }

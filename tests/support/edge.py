@@ -1,6 +1,7 @@
 """Varnish in front of a test origin, from the configuration the repository ships
-(deploy/varnish/blog-service.vcl): the same file with only its origin port replaced, varnishd in
-the foreground on a free loopback port with a work folder of its own. Stopped at exit.
+(deploy/varnish/blog-service.vcl, with the parameters of deploy/varnish/varnishd.params): the
+same file with only its origin port replaced, varnishd in the foreground on a free loopback port
+with a work folder of its own. Stopped at exit.
 
 - `Varnish`: varnishd; `stop()` and `start()` again on the same port (an empty cache then, as
   after a restart).
@@ -31,6 +32,7 @@ from tests.support.servers import BASE_DIR, Response, free_port, http_request
 from tests.support.webhooks import die_with_parent, wait_until
 
 VCL = BASE_DIR / "deploy" / "varnish" / "blog-service.vcl"
+PARAMS = BASE_DIR / "deploy" / "varnish" / "varnishd.params"
 INSTALL = ".ci/install-varnish (Debian's varnish and varnish-modules; needs root)"
 SHIPPED_PORT = '.port = "8000";'
 
@@ -49,6 +51,15 @@ def vcl_for(origin_port: int) -> str:
     return vcl.replace(SHIPPED_PORT, f'.port = "{origin_port}";')
 
 
+def shipped_params() -> tuple[str, ...]:
+    """The VARNISHD_PARAMS line of deploy/varnish/varnishd.params, split into words as systemd
+    splits `$VARNISHD_PARAMS` (and make the variable)."""
+    for line in PARAMS.read_text().splitlines():
+        if line.startswith("VARNISHD_PARAMS="):
+            return tuple(line.removeprefix("VARNISHD_PARAMS=").split())
+    raise ValueError(f"{PARAMS} has no VARNISHD_PARAMS= line")
+
+
 # A test's traffic is a few requests at a time: a small store and log, few threads. The
 # benchmark passes its own (varnishd's defaults are 2 pools of 100 threads and an 80 MB log).
 TEST_OPTIONS = ("-s", "malloc,64m", "-l", "8m", "-p", "thread_pools=1", "-p", "thread_pool_min=10")
@@ -56,8 +67,8 @@ TEST_OPTIONS = ("-s", "malloc,64m", "-l", "8m", "-p", "thread_pools=1", "-p", "t
 
 @dataclass
 class Varnish:
-    """varnishd -F on 127.0.0.1:`port` in front of 127.0.0.1:`origin_port`, with `options`
-    added to the command line."""
+    """varnishd -F on 127.0.0.1:`port` in front of 127.0.0.1:`origin_port`, with the shipped
+    parameters and then `options` (a later `-p` wins) on the command line."""
 
     origin_port: int
     port: int = field(default_factory=free_port)
@@ -94,6 +105,7 @@ class Varnish:
                     str(self.folder / "work"),
                     "-T",
                     "none",
+                    *shipped_params(),
                     *self.options,
                 ],
                 stdout=log,
