@@ -56,7 +56,8 @@ PATTERNS: dict[str, Callable[[int], str]] = {
     "emphasis in links *[": _repeat("*["),
     "nested quotes >": _repeat("> "),
     "nested lists": _nested_lists,
-    "list markers on a line -": _repeat("- "),
+    # Not a thematic break (the `a`): each level's `hr` rule scans the whole line.
+    "list markers on a line - a": lambda size: "- " * (size // 2 - 1) + "a",
     "backtick runs": _backtick_runs,
     "unclosed links [a](<b": _repeat("[a](<b"),
     "unclosed links [a](b": _repeat("[a](b"),
