@@ -7,7 +7,8 @@ For each content: the write's check (`content_check`: refused, or rendered withi
 the read (`render_html`: the rendering, or the budget spent and the text shown), the excerpt, and
 the worst of three runs of each. `--unbounded` also times markdown-it-py and nh3 without the
 budget, as they ran before it (up to 20 s a pattern). CPU time of this thread
-(time.thread_time), so other processes on the machine change the figures little. Prints a Markdown table (docs/benchmarks.md).
+(time.thread_time), so other processes on the machine change the figures little. Prints a
+Markdown table (docs/benchmarks.md).
 """
 
 from __future__ import annotations
