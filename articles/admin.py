@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from articles import content as article_content
 from articles import services
 from articles.exceptions import ArticleError
 from articles.models import Article, ArticleRevision, Comment
@@ -45,6 +46,7 @@ class ArticleForm(forms.ModelForm):
             raise ValidationError("The article is locked: unlock it before changing it.")
         if self.instance.pk and self.instance.is_deleted:
             raise ValidationError("The article was deleted and cannot be changed.")
+        article_content.content_validate(cleaned.get("content"), self.instance.content_format)
         return cleaned
 
 

@@ -11,6 +11,7 @@ class ArticlesConfig(AppConfig):
             ArticleGone,
             ArticleLocked,
             BlogArchived,
+            ContentTooComplex,
             SlugInvalid,
             SlugTaken,
             VersionConflict,
@@ -37,6 +38,13 @@ class ArticlesConfig(AppConfig):
         # A slug given in a body: refused (400) or another article's (409), naming `slug`.
         register(SlugInvalid, status=400, errors=lambda exc: {"slug": [str(exc)]})
         register(SlugTaken, status=409, slug="slug-taken", errors=lambda exc: {"slug": [str(exc)]})
+        # Markdown over its render budget (articles.content): nothing is written.
+        register(
+            ContentTooComplex,
+            status=422,
+            slug="content-too-complex",
+            errors=lambda exc: {"content": [str(exc)]},
+        )
         # A search the database gave up on, or a `q`/`sort` refused: a 400 naming the parameter.
         register(SearchError, status=400, errors=lambda exc: {exc.parameter: [str(exc)]})
         # A page the database could not read in time (the service is busy): retry, or a page

@@ -1,5 +1,7 @@
 """Domain errors raised by the article services; each surface maps them to its own answer."""
 
+from django.conf import settings
+
 
 class ArticleError(Exception):
     """A write that the state of the blog or article forbids."""
@@ -36,3 +38,16 @@ class SlugInvalid(ArticleError):
 
 class SlugTaken(ArticleError):
     reason = "another article of the blog has (or had) that slug"
+
+
+class ContentTooComplex(ArticleError):
+    """Markdown that cannot be rendered within MARKDOWN_RENDER_BUDGET_MS of CPU time
+    (articles.content): a write refuses it, a publication of a draft stored before the bound
+    too (the scheduler then unschedules it, the admin says why, as for the other refusals)."""
+
+    def __str__(self) -> str:
+        return (
+            "The Markdown is too complex to render within the budget of"
+            f" {settings.MARKDOWN_RENDER_BUDGET_MS} ms of CPU time; simplify it (fewer unclosed"
+            " brackets or emphasis markers) or send it as text."
+        )

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 
+from articles import content as article_content
 from articles import pages, slugs
 from articles import tags as article_tags
 from articles.etags import article_etag
@@ -154,7 +155,9 @@ def article_create(
     """A new, published article (no revision yet: revisions keep replaced states). `actor` (a
     user, or None) is accepted from every entry point like the other writes'. `slug` None: made
     from the title, unique in the blog; given, it must be valid and free (SlugInvalid,
-    SlugTaken). `published_at` None: now. `tags`: names (articles.tags)."""
+    SlugTaken). `published_at` None: now. `tags`: names (articles.tags). Markdown that cannot be
+    rendered within its budget raises ContentTooComplex (before the blog's row lock is taken)."""
+    article_content.content_check(content, content_format)
     now = timezone.now()
     # The UPDATE both keeps the count exact and takes the blog's row lock: creates in one blog
     # queue there, so the free slug found next is still free at the INSERT.
@@ -202,7 +205,9 @@ def article_replace(
     """Replace title and content as a whole; `expected_version` makes it a compare-and-set.
     The state replaced is kept as a revision made by `actor` (a user, or None). `slug`, `tags`,
     `content_format`, `published_at`: None keeps them; a new slug's predecessor is kept in
-    ArticleSlug (by-slug still leads here)."""
+    ArticleSlug (by-slug still leads here). Markdown that cannot be rendered within its budget
+    raises ContentTooComplex."""
+    article_content.content_check(content, content_format or article.content_format)
     now = timezone.now()
     changes: dict[str, Any] = {"title": title, "content": content, "updated_at": now}
     if content_format is not None:

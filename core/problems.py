@@ -100,6 +100,12 @@ PROBLEM_TYPES: dict[str, ProblemType] = {
         "Validation failed",
         "Well-formed JSON with a wrong or missing field; `errors` names each field.",
     ),
+    "content-too-complex": ProblemType(
+        422,
+        "Content too complex",
+        "The Markdown would take longer than MARKDOWN_RENDER_BUDGET_MS of CPU time to render;"
+        " nothing was written. Simplify it, split it, or send it as text.",
+    ),
     "locked": ProblemType(
         423, "Locked", "An editor locked the article; it cannot be replaced or deleted."
     ),

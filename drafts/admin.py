@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html
 
+from articles.content import content_validate
 from articles.exceptions import ArticleError
 from drafts import previews, publishing, scheduling
 from drafts.exceptions import InvalidPublishTime
@@ -84,6 +85,7 @@ class DraftForm(forms.ModelForm):
         blog, article = cleaned.get("blog"), cleaned.get("article")
         if blog is not None and article is not None and article.blog_id != blog.pk:
             raise ValidationError("The article the draft edits must be of the draft's blog.")
+        content_validate(cleaned.get("content"), cleaned.get("content_format"))
         return cleaned
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from articles import content as article_content
 from articles import services as article_services
 from articles.etags import article_etag
 from articles.exceptions import BlogArchived
@@ -45,7 +46,9 @@ def _checked(
     tags: list[str] | None,
     slug: str,
 ) -> dict[str, Any]:
-    """A draft's own fields, validated as the model's fields are."""
+    """A draft's own fields, validated as the model's fields are, its Markdown within the render
+    budget (ContentTooComplex: a preview renders it)."""
+    article_content.content_check(content, content_format)
     fields = {
         "title": title,
         "content": content,

@@ -306,6 +306,11 @@ PAGE_SIZE_MAX = env_int("PAGE_SIZE_MAX", 100, minimum=1)
 # A page embeds an article's content only up to this many characters (longer: left out, with
 # "contentOmitted": true), so that a page of 100 stays a few MB at most.
 PAGE_CONTENT_MAX_CHARS = env_int("PAGE_CONTENT_MAX_CHARS", 10_000, minimum=0)
+# The CPU time one Markdown rendering may spend (articles.content): a write whose Markdown needs
+# more is refused (422 content-too-complex), a read past it shows the content as text. Chosen so
+# that MAX_BODY_BYTES of ordinary Markdown renders well within it and the worst content stays under
+# a second in all (docs/decisions/render-budget.md, bench/render_limit.py).
+MARKDOWN_RENDER_BUDGET_MS = env_int("MARKDOWN_RENDER_BUDGET_MS", 500, minimum=1)
 # The revisions kept per article: a replace beyond the bound deletes the oldest (articles.services).
 ARTICLE_REVISIONS_KEPT = env_int("ARTICLE_REVISIONS_KEPT", 50, minimum=1)
 # Revisions are listed per article by version (a unique index): an index on their date alone
