@@ -5,7 +5,8 @@ gunicorn alone, for the same requests (docs/decisions/edge-requests.md).
 Repeated headers are joined as gunicorn joins them, so every variant's copy stays intact; a
 Range never turns an answer into an error, beside a writer or on a copy; long redirects and
 many or large headers are taken or refused as the origin takes or refuses them; conditional
-requests on a held copy are answered as the origin answers them. The three servers start once
+requests on a held copy are answered as the origin answers them; a Markdown bomb is refused at write and
+bounded on every read through the edge (point 4). The three servers start once
 for the module (its data is written once, and flushed at the end).
 """
 
@@ -19,11 +20,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import permutations
 
+import psycopg
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
+from psycopg import sql
 
 from articles import services as article_services
 from blogs import services as blog_services
@@ -402,3 +405,81 @@ def test_conditional_requests_on_a_held_copy_are_answered_as_the_origin_answers_
     direct, edge = topology.both("GET", f"{API}/", [("If-Modified-Since", later)])
     assert "Last-Modified" not in direct.headers
     assert hit(edge) and edge.status == direct.status == 200
+
+
+# --- a content bomb through the edge (issue 40, point 4) ----------------------------------------
+
+
+@servers
+def test_a_markdown_bomb_is_refused_at_write_and_bounded_on_every_read_through_the_edge(
+    topology, django_db_blocker
+):
+    """gunicorn's own budget (MARKDOWN_RENDER_BUDGET_MS, the production default): a write of
+    1 MiB of `[` is a 422 with nothing written; the same content stored before the bound is
+    shown as text by REST, GraphQL, the feed and a preview link, each a 200."""
+    from articles.models import Article
+    from drafts.models import Draft
+    from tests.support.pathological_markdown import PATTERNS, at_size
+
+    bomb = at_size(PATTERNS["nested brackets ["], settings.MAX_BODY_BYTES)
+    articles = f"{API}/blogs/{topology.blog_id}/articles"
+    write = [*write_headers(topology.token).items(), ("Content-Type", "application/json")]
+    payload = {"title": "Bomb", "content": bomb, "contentFormat": "markdown"}
+    refused = raw_request(
+        topology.nginx.port, "POST", articles, write, json.dumps(payload).encode()
+    )
+    assert refused.status == 422, refused.body[:300]
+    assert json.loads(refused.body)["type"].endswith("/docs/problems/content-too-complex")
+    with django_db_blocker.unblock():
+        assert not Article.objects.filter(title="Bomb").exists()
+    # The same content stored before the bound: written as text (never refused), then made
+    # Markdown behind the service's back, committed for gunicorn to read.
+    drafts = f"{API}/blogs/{topology.blog_id}/drafts"
+    ids = []
+    for collection, title in ((articles, "Old bomb"), (drafts, "Old draft")):
+        as_text = json.dumps({"title": title, "content": bomb}).encode()
+        created = raw_request(topology.nginx.port, "POST", collection, write, as_text)
+        assert created.status == 201, created.body[:300]
+        ids.append(json.loads(created.body)["id"])
+    with psycopg.connect(database_url(connection.settings_dict), autocommit=True) as db:
+        for table, row in zip((Article, Draft), ids, strict=True):
+            update = "UPDATE {} SET content_format = 'markdown' WHERE id = %s"
+            db.execute(sql.SQL(update).format(sql.Identifier(table._meta.db_table)), (row,))
+    stored_id, draft_id = ids
+    text = f"<p>{bomb}</p>"
+
+    article = raw_request(topology.nginx.port, "GET", f"{articles}/{stored_id}", [("Accept", HAL)])
+    assert article.status == 200
+    assert json.loads(article.body)["contentHtml"] == text
+
+    query = {
+        "query": "query($b: ID!, $a: ID!) { article(blogId: $b, id: $a) { contentHtml } }",
+        "variables": {"b": topology.blog_id, "a": stored_id},
+    }
+    graphql = raw_request(
+        topology.nginx.port,
+        "POST",
+        "/graphql",
+        [("Content-Type", "application/json"), ("Accept", "application/json")],
+        json.dumps(query).encode(),
+    )
+    assert graphql.status == 200, graphql.body[:300]
+    assert json.loads(graphql.body) == {"data": {"article": {"contentHtml": text}}}
+
+    feed = raw_request(topology.nginx.port, "GET", f"{API}/blogs/{topology.blog_id}/feed", [])
+    assert feed.status == 200
+    assert bomb[:1000].encode() in feed.body
+
+    link = raw_request(
+        topology.nginx.port,
+        "POST",
+        f"{API}/blogs/{topology.blog_id}/drafts/{draft_id}/preview",
+        write,
+    )
+    assert link.status == 201, link.body[:300]
+    href = json.loads(link.body)["href"]
+    preview = raw_request(
+        topology.nginx.port, "GET", href[href.index("/api/") :], [("Accept", BROWSER)]
+    )
+    assert preview.status == 200
+    assert text.encode() in preview.body
