@@ -5,9 +5,9 @@ gunicorn alone, for the same requests (docs/decisions/edge-requests.md).
 Repeated headers are joined as gunicorn joins them, so every variant's copy stays intact; a
 Range never turns an answer into an error, beside a writer or on a copy; long redirects and
 many or large headers are taken or refused as the origin takes or refuses them; conditional
-requests on a held copy are answered as the origin answers them; a Markdown bomb is refused at write and
-bounded on every read through the edge (point 4). The three servers start once
-for the module (its data is written once, and flushed at the end).
+requests on a held copy are answered as the origin answers them; a Markdown bomb is refused at
+write and bounded on every read through the edge (point 4). The three servers start once for the
+module (its data is written once, and flushed at the end).
 """
 
 from __future__ import annotations
