@@ -86,7 +86,7 @@ sub vcl_recv {
             return (synth(400, "Bad Request"));
         }
         # The purge clock: when this edge last took a purge, whatever its keys, by this edge's
-        # own clock in units of 10 µs (VCL's integers end below 10^15; a global of vmod var is
+        # own clock in units of 10 microseconds (VCL's integers end below 10^15; a global of vmod var is
         # a string). A purge marks only the copies stored: an answer still on its way, made
         # before the write, is stored stale by vcl_backend_response instead
         # (docs/decisions/edge-cache.md, "A fetch across a purge").
