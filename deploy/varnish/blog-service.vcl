@@ -6,9 +6,10 @@
 # The origin decides what is shared: a GET or HEAD whose answer says `Cache-Control: public` is
 # kept for its s-maxage, under its Vary, with the surrogate keys its `xkey` header names. Every
 # write purges the keys it changed (the service's Celery worker sends `PURGE /` with
-# `xkey-softpurge: <keys>`). A purged or expired copy stays in grace for the answer's
-# stale-if-error: served while the origin fails, never instead of a fresh answer the origin can
-# give, except within stale-while-revalidate of its natural expiry.
+# `xkey-softpurge: <keys>`), and an answer whose fetch began before the last purge is stored
+# already stale (the purge clock, below). A purged or expired copy stays in grace for the
+# answer's stale-if-error: served while the origin fails, never instead of a fresh answer the
+# origin can give, except within stale-while-revalidate of its natural expiry.
 #
 # Install (one host): apt-get install varnish varnish-modules, then
 #   cp deploy/varnish/blog-service.vcl /etc/varnish/default.vcl && systemctl restart varnish
@@ -19,6 +20,7 @@
 vcl 4.1;
 
 import std;
+import var;
 import xkey;
 
 # The origin, for every fetch. It has no probe: Varnish never sends anything to a backend it
@@ -84,6 +86,12 @@ sub vcl_recv {
         if (!req.http.xkey-softpurge) {
             return (synth(400, "Bad Request"));
         }
+        # The purge clock: when this edge last took a purge, whatever its keys, by this edge's
+        # own clock in units of 10 microseconds (VCL's integers end below 10^15; a global of vmod var is
+        # a string). A purge marks only the copies stored: an answer still on its way, made
+        # before the write, is stored stale by vcl_backend_response instead
+        # (docs/decisions/edge-cache.md, "A fetch across a purge").
+        var.global_set("edge-purged-at", "" + std.integer(real=std.time2real(now, 0) * 100000));
         set req.http.x-edge-purged = xkey.softpurge(req.http.xkey-softpurge);
         return (synth(200, "OK"));
     }
@@ -167,20 +175,39 @@ sub vcl_hash {
 }
 
 sub vcl_hit {
-    if (obj.ttl >= 0s || req.http.x-edge-stale == "serve") {
+    # Fresh, unless stored already stale by the purge clock (vcl_backend_response: fresh for a
+    # millisecond, less than the x-edge-ttl beside it, as a purged copy).
+    if ((obj.ttl >= 0s && obj.ttl + obj.age >= std.duration(obj.http.x-edge-ttl, 0s) - 0.01s)
+            || req.http.x-edge-stale == "serve") {
         return (deliver);
     }
     # A stale copy, while the origin reads its database: fetch in the foreground when the copy
-    # was purged (it expired before its s-maxage: a write changed it) or is past its
-    # stale-while-revalidate. Otherwise (within stale-while-revalidate, or the origin failing:
-    # stale-if-error) it is delivered, and Varnish refreshes it in the background.
+    # was purged (it expired before its s-maxage: a write changed it), or expired by itself
+    # before the last purge (a soft purge passes over expired copies: that purge may have been
+    # this copy's; 1 ms for the clock's rounding), or is past its stale-while-revalidate.
+    # Otherwise (within stale-while-revalidate, or the origin failing: stale-if-error) it is
+    # delivered, and Varnish refreshes it in the background.
     if (std.healthy(origin_health)
             && (obj.ttl + obj.age < std.duration(obj.http.x-edge-ttl, 0s) - 0.01s
+                || std.integer(real=(std.time2real(now, 0) + std.real(duration=obj.ttl)) * 100000)
+                    <= std.integer(var.global_get("edge-purged-at"), 0) + 100
                 || obj.ttl + std.duration(obj.http.x-edge-swr, 0s) <= 0s)) {
+        if (req.http.x-edge-stale == "fetch") {
+            # Found again by the lookup meant to miss it: Varnish judges freshness from the
+            # request's start, and this request began within the copy's TTL (it waited for the
+            # fetch that stored it). Asked of the origin, and not stored.
+            return (pass);
+        }
         set req.http.x-edge-stale = "fetch";
         return (restart);
     }
     return (deliver);
+}
+
+sub vcl_backend_fetch {
+    # When this fetch began (a background refresh too), for the purge clock: the fetch's own
+    # variable, not a header, so that the origin never sees it.
+    var.set("edge-fetch-began", "" + std.integer(real=std.time2real(now, 0) * 100000));
 }
 
 sub vcl_backend_response {
@@ -207,6 +234,15 @@ sub vcl_backend_response {
         set beresp.grace = std.duration(
             regsub(beresp.http.Cache-Control, "(?i)^.*stale-if-error=([0-9]+).*$", "\1s"),
             beresp.grace);
+    }
+    # The purge clock: a fetch that began at or before the last purge may carry what the purged
+    # write replaced, and its copy was not there to be purged. It is stored as a purged copy is:
+    # stale (vcl_hit fetches anew in the foreground), kept for stale-if-error. Its TTL is a
+    # millisecond, not 0 s: Varnish's lookup skips a copy whose TTL is 0 s, even for errors.
+    if (std.integer(var.get("edge-fetch-began"), 0)
+            <= std.integer(var.global_get("edge-purged-at"), 0)) {
+        std.log("edge: fetch began before the last purge, stored stale");
+        set beresp.ttl = 1ms;
     }
     return (deliver);
 }

@@ -65,9 +65,11 @@ class Edge:
 
 @pytest.fixture
 def start_edge(start_server, start_celery, webhook_env) -> Iterator[Callable[..., Edge]]:
-    """start_edge(purges=False, database_via=None, purge_via=None, **env) -> gunicorn with
-    BEHIND_TRUSTED_PROXY and EDGE_PURGE_URLS naming the edge (or `purge_via`, a FaultProxy in
-    front of it), varnishd in front, and with `purges` a Celery worker and beat."""
+    """start_edge(purges=False, database_via=None, purge_via=None, origin_via=None, **env) ->
+    gunicorn with BEHIND_TRUSTED_PROXY and EDGE_PURGE_URLS naming the edge (or `purge_via`, a
+    FaultProxy in front of it), varnishd in front (fetching through `origin_via`, a FaultProxy
+    pointed at gunicorn, when given; its probe directly), and with `purges` a Celery worker and
+    beat."""
     if varnishd_binary() is None:
         pytest.skip(f"varnishd is not installed: {INSTALL}")
     started: list[Varnish] = []
@@ -77,6 +79,7 @@ def start_edge(start_server, start_celery, webhook_env) -> Iterator[Callable[...
         purges: bool = False,
         database_via: FaultProxy | None = None,
         purge_via: FaultProxy | None = None,
+        origin_via: FaultProxy | None = None,
         **env: str,
     ) -> Edge:
         varnish = Varnish(origin_port=0)  # its port first: the origin's EDGE_PURGE_URLS names it
@@ -91,6 +94,9 @@ def start_edge(start_server, start_celery, webhook_env) -> Iterator[Callable[...
         }
         server = start_server(database_via=database_via, **environment)
         varnish.origin_port = server.port
+        if origin_via:
+            origin_via.upstream = ("127.0.0.1", server.port)
+            varnish.origin_port, varnish.probe_port = origin_via.port, server.port
         varnish.start()
         if purges:
             start_celery("worker", **environment)

@@ -43,12 +43,14 @@ def varnishd_binary() -> str | None:
     )
 
 
-def vcl_for(origin_port: int) -> str:
-    """The shipped VCL with its two backends (the origin and its probe) on `origin_port`."""
+def vcl_for(origin_port: int, probe_port: int | None = None) -> str:
+    """The shipped VCL with its two backends, the origin and its probe (in this order), on
+    `origin_port`, or the probe on `probe_port`."""
     vcl = VCL.read_text()
     if vcl.count(SHIPPED_PORT) != 2:
         raise ValueError(f"{VCL} no longer has {SHIPPED_PORT!r} twice")
-    return vcl.replace(SHIPPED_PORT, f'.port = "{origin_port}";')
+    vcl = vcl.replace(SHIPPED_PORT, f'.port = "{origin_port}";', 1)
+    return vcl.replace(SHIPPED_PORT, f'.port = "{probe_port or origin_port}";')
 
 
 def shipped_params() -> tuple[str, ...]:
@@ -67,11 +69,13 @@ TEST_OPTIONS = ("-s", "malloc,64m", "-l", "8m", "-p", "thread_pools=1", "-p", "t
 
 @dataclass
 class Varnish:
-    """varnishd -F on 127.0.0.1:`port` in front of 127.0.0.1:`origin_port`, with the shipped
-    parameters and then `options` (a later `-p` wins) on the command line."""
+    """varnishd -F on 127.0.0.1:`port` in front of 127.0.0.1:`origin_port` (its health probe
+    on `probe_port`, when given: a test that slows the origin's link does not make it sick), with
+    the shipped parameters and then `options` (a later `-p` wins) on the command line."""
 
     origin_port: int
     port: int = field(default_factory=free_port)
+    probe_port: int | None = None
     options: tuple[str, ...] = TEST_OPTIONS
     process: subprocess.Popen | None = None
     folder: Path | None = None
@@ -89,7 +93,7 @@ class Varnish:
             # varnishd, started as root, runs its cache process as an unprivileged user.
             self.folder.chmod(0o755)
         vcl = self.folder / "blog-service.vcl"
-        vcl.write_text(vcl_for(self.origin_port))
+        vcl.write_text(vcl_for(self.origin_port, self.probe_port))
         vcl.chmod(0o644)
         log = (self.folder / "varnishd.log").open("ab")
         with log:
@@ -187,12 +191,14 @@ def hit(reply: Response) -> bool:
 @dataclass
 class Answer:
     """What ScriptedOrigin answers for a path: a status, headers and a body; or, with `drop`, a
-    connection closed without an answer."""
+    connection closed without an answer. With `held`, the answer is made (the origin's version
+    read) and then sent only once the event is set: a slow render, or a slow link."""
 
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     drop: bool = False
+    held: threading.Event | None = None
 
 
 @dataclass
@@ -278,6 +284,8 @@ class ScriptedOrigin:
                         self.connection.shutdown(2)
                     return
                 body = answer.body or f"{self.path} v{version}\n".encode()
+                if answer.held is not None:
+                    answer.held.wait(timeout=60)
                 self._send(answer, body)
 
             do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_GET
