@@ -1,6 +1,6 @@
 """The development broker: kombu's `filesystem://` transport (a folder of message files, for
 `make run` and `make serve-edge`), made safe against a message file read half-written
-(docs/decisions/webhooks-development-broker.md). settings.CELERY_BROKER_TRANSPORT selects it.
+(docs/decisions/webhooks-development-broker.md). config/celery.py selects it for that URL.
 
 kombu's own `Channel._put` creates the file under its final name and only then writes it, in one
 write that it does not check for a short count: a worker polling the folder could take the file

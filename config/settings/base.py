@@ -511,9 +511,6 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     # after a write reaches the edge within its second (docs/decisions/edge-cache.md). Only there:
     # on Redis the option would shorten each blocking pop instead.
     CELERY_BROKER_TRANSPORT_OPTIONS["polling_interval"] = 0.1
-    # kombu's folder transport with whole message files only: a file half-written by a crash is
-    # set aside instead of ending the worker (core/broker_folder.py).
-    CELERY_BROKER_TRANSPORT = "core.broker_folder:Transport"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
