@@ -41,11 +41,15 @@ $(VENV)/.installed-dev: $(VENV)/.installed-traces requirements-dev.txt
 # Repeatable: migrations and the Star Wars data are idempotent, seed_demo seeds only a database
 # without blogs (what the user changed stays changed), and the demo token replaces the previous
 # one named "demo" (docs/decisions/repeatable-make-run.md).
+# The worker runs in a loop that starts it again whenever it exits, after a line on the console
+# (its exit status; the cause is in its log, kept across restarts) and a pause that doubles, up to
+# 32 s, while it keeps exiting within a minute. /readyz expects its heartbeat (core/health.py).
 # Stopping (docs/decisions/clean-stops.md): Ctrl-C, or SIGTERM/SIGINT to make's process group,
-# ends everything in 4 to 7 s. The trap passes the stop on to the worker (also when the dev
-# server exits by itself); REMAP_SIGTERM=SIGQUIT makes SIGTERM Celery's cold shutdown and keeps
-# its pool deaf to the group's SIGTERM (which hung the warm shutdown): a delivery in hand is cut at
-# once (no soft window: the trap's signal would cut it anyway) and sent at the next start.
+# ends everything in 4 to 7 s. The trap passes the stop on to the loop, whose own trap stops the
+# worker and ends the loop (also when the dev server exits by itself); REMAP_SIGTERM=SIGQUIT makes
+# SIGTERM Celery's cold shutdown and keeps its pool deaf to the group's SIGTERM (which hung the
+# warm shutdown): a delivery in hand is cut at once (no soft window: the trap's signal would cut
+# it anyway) and sent at the next start.
 run: $(VENV)/.installed .env
 	@echo "==> Migrating the database"
 	@DEBUG=true $(PY) manage.py migrate --noinput
@@ -58,11 +62,23 @@ run: $(VENV)/.installed .env
 	@echo "==> Serving http://127.0.0.1:$(PORT)/ with the webhook worker beside it (Ctrl-C stops both;"
 	@echo "    the data stays for the next start). Its broker is a folder, .celery-broker/: no server"
 	@echo "    to install (docs/webhooks.md); its log goes to .celery-worker.log."
-	@DEBUG=true WEBHOOK_ALLOW_PRIVATE_TARGETS=$${WEBHOOK_ALLOW_PRIVATE_TARGETS:-true} PORT=$(PORT) \
-		REMAP_SIGTERM=SIGQUIT CELERY_SOFT_SHUTDOWN_SECONDS=$${CELERY_SOFT_SHUTDOWN_SECONDS:-0} \
-		$(PY) manage.py webhooks_worker > .celery-worker.log 2>&1 & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
-	DEBUG=true PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	@export DEBUG=true PORT=$(PORT) WORKER_UNSEEN_SECONDS=$${WORKER_UNSEEN_SECONDS:-60}; \
+	( trap 'kill $$worker $$pause 2>/dev/null; wait $$worker 2>/dev/null; exit' TERM; \
+		: > .celery-worker.log; delay=1; \
+		while :; do \
+			started=$$(date +%s); \
+			WEBHOOK_ALLOW_PRIVATE_TARGETS=$${WEBHOOK_ALLOW_PRIVATE_TARGETS:-true} \
+			REMAP_SIGTERM=SIGQUIT CELERY_SOFT_SHUTDOWN_SECONDS=$${CELERY_SOFT_SHUTDOWN_SECONDS:-0} \
+				$(PY) manage.py webhooks_worker >> .celery-worker.log 2>&1 & worker=$$!; \
+			wait $$worker; status=$$?; \
+			test $$(($$(date +%s) - started)) -lt 60 || delay=1; \
+			echo "==> The webhook worker exited with status $$status (its log: .celery-worker.log);" \
+				"starting it again in $$delay s"; \
+			sleep $$delay & pause=$$!; wait $$pause; \
+			test $$delay -ge 32 || delay=$$((delay * 2)); \
+		done ) & keeper=$$!; \
+	trap 'kill $$keeper 2>/dev/null; wait $$keeper 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -88,9 +104,10 @@ serve: $(VENV)/.installed
 # a Celery worker with the beat embedded that sends the purges (and the webhooks). VCL reads no
 # environment, so the origin's port is written into a copy of the file in EDGE_DIR, beside
 # varnishd's work folder, the worker's log and, without CELERY_BROKER_URL or REDIS_URL, the
-# broker's folder. Ctrl-C, or SIGTERM/SIGINT to make's process group, stops all of them; the
-# trap also stops the rest when one exits by itself (docs/decisions/clean-stops.md). The inner
-# `make serve` takes $(VENV)/.installed as made: this target made it first.
+# broker's folder; /readyz expects the worker's heartbeat (WORKER_UNSEEN_SECONDS). Ctrl-C, or
+# SIGTERM/SIGINT to make's process group, stops all of them; the trap also stops the rest when
+# one exits by itself (docs/decisions/clean-stops.md). The inner `make serve` takes
+# $(VENV)/.installed as made: this target made it first.
 ORIGIN_PORT ?= $(shell expr $(PORT) + 1)
 EDGE_DIR ?= .edge/$(PORT)
 VARNISHD ?= $(shell command -v varnishd || echo /usr/sbin/varnishd)
@@ -113,6 +130,7 @@ serve-edge: $(VENV)/.installed
 	@export DEBUG=false BEHIND_TRUSTED_PROXY=true \
 		EDGE_PURGE_URLS=$${EDGE_PURGE_URLS:-http://127.0.0.1:$(PORT)} \
 		ALLOWED_PORTS=$${ALLOWED_PORTS:-$(PORT),$(ORIGIN_PORT)} \
+		WORKER_UNSEEN_SECONDS=$${WORKER_UNSEEN_SECONDS:-60} \
 		CELERY_BROKER_FOLDER=$${CELERY_BROKER_FOLDER:-$(abspath $(EDGE_DIR))/broker} \
 		CELERY_BEAT_SCHEDULE_FILENAME=$${CELERY_BEAT_SCHEDULE_FILENAME:-$(abspath $(EDGE_DIR))/beat-schedule}; \
 	$(MAKE) --no-print-directory -o $(VENV)/.installed serve PORT=$(ORIGIN_PORT) & origin=$$!; \

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
@@ -17,6 +19,12 @@ from django.views.decorators.http import require_safe
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = "5"
+
+# When a worker last ran the heartbeat task that beat schedules (core.tasks.worker_heartbeat):
+# seconds since the epoch, in the shared store that the web and the worker processes both reach.
+WORKER_SEEN_KEY = "health:worker-seen"
+# Before any heartbeat, a worker starting beside this server is given until the bound from here.
+_STARTED = time.time()
 
 
 def _unavailable(body: dict[str, object]) -> JsonResponse:
@@ -67,6 +75,25 @@ def migrations_check() -> str:
     return "ok"
 
 
+def worker_seen() -> None:
+    """The heartbeat: a worker is running tasks now."""
+    cache.set(WORKER_SEEN_KEY, time.time(), None)
+
+
+def worker_check() -> str:
+    """ "ok", or how long no worker has run the heartbeat, past settings.WORKER_UNSEEN_SECONDS."""
+    try:
+        seen = cache.get(WORKER_SEEN_KEY)
+    except Exception:  # any backend's connection error: the cache check names it
+        return "unknown (no cache)"
+    since = time.time() - (seen or _STARTED)
+    if since <= settings.WORKER_UNSEEN_SECONDS:
+        return "ok"
+    if seen is None:
+        return f"not seen in the {since:.0f} s since this server started"
+    return f"not seen for {since:.0f} s"
+
+
 @csrf_exempt
 @never_cache
 @require_safe
@@ -82,6 +109,8 @@ def readyz(request: HttpRequest) -> JsonResponse:
     checks["migrations"] = (
         migrations_check() if checks["database"] == "ok" else "unknown (no database)"
     )
+    if settings.WORKER_UNSEEN_SECONDS:  # a topology with a worker (and beat) says so
+        checks["worker"] = worker_check()
     if all(answer == "ok" for answer in checks.values()):
         return JsonResponse({"status": "ok", "checks": checks})
     return _unavailable({"checks": checks, "failing": [k for k, v in checks.items() if v != "ok"]})

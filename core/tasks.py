@@ -6,7 +6,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.core.cache import cache
 
-from core import edge_purge
+from core import edge_purge, health
 
 # The task's own retries (1 s, 2 s, 4 s... at most 60 s apart: about 3 minutes in all); a row
 # still there after them is the relay's, which purges such rows in batches.
@@ -17,6 +17,12 @@ PURGE_RETRIES = 8
 def cull_store() -> int:
     """Expired entries of the database store, a bounded number per run (core.store)."""
     return cache.cull() if hasattr(cache, "cull") else 0
+
+
+@shared_task(name="core.worker_heartbeat")
+def worker_heartbeat() -> None:
+    """A worker ran a task that beat sent: /readyz's "worker" check (core.health)."""
+    health.worker_seen()
 
 
 # acks_late: a worker killed in the middle leaves the message to another; a purge sent twice is

@@ -538,7 +538,21 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # cuts them short and hands their messages back: a stop takes seconds, and a cut delivery is sent
 # again (docs/decisions/clean-stops.md).
 CELERY_WORKER_SOFT_SHUTDOWN_TIMEOUT = float(env_int("CELERY_SOFT_SHUTDOWN_SECONDS", 3, minimum=0))
+# The worker's heartbeat: beat sends core.worker_heartbeat this often, and the worker that runs it
+# records the time in the shared store. Where a worker is expected (make run, make serve-edge, the
+# production units' environment), WORKER_UNSEEN_SECONDS says how long /readyz may go without one
+# before its "worker" check fails; 0, the default, is a topology without a worker (make serve).
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10, minimum=1)
+WORKER_UNSEEN_SECONDS = env_int("WORKER_UNSEEN_SECONDS", 0, minimum=0)
+if 0 < WORKER_UNSEEN_SECONDS <= WORKER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("WORKER_UNSEEN_SECONDS must exceed WORKER_HEARTBEAT_SECONDS")
 CELERY_BEAT_SCHEDULE = {
+    "worker-heartbeat": {
+        "task": "core.worker_heartbeat",
+        "schedule": float(WORKER_HEARTBEAT_SECONDS),
+        # While no worker runs, beat's heartbeats expire instead of piling up in the broker.
+        "options": {"expires": float(WORKER_HEARTBEAT_SECONDS)},
+    },
     "webhooks-relay": {"task": "webhooks.relay", "schedule": float(WEBHOOK_RELAY_SECONDS)},
     "webhooks-purge": {"task": "webhooks.purge", "schedule": 3600.0},
     "drafts-sweep": {"task": "drafts.sweep_scheduled", "schedule": float(DRAFTS_SWEEP_SECONDS)},

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 from django.test import Client, override_settings
+
+from core import health
 
 
 def test_healthz_answers_ok_when_the_database_answers(client, db):
@@ -80,6 +84,34 @@ def test_readyz_names_the_migrations_not_applied(client, db):
     assert response.status_code == 503
     assert response.json()["failing"] == ["migrations"]
     assert f"articles.{newest.name}" in response.json()["checks"]["migrations"]
+
+
+def test_readyz_checks_the_worker_where_one_is_expected(client, db, settings):
+    settings.WORKER_UNSEEN_SECONDS = 60
+    cache.set(health.WORKER_SEEN_KEY, time.time() - 5, None)
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert response.json()["checks"]["worker"] == "ok"
+
+
+def test_readyz_names_a_worker_not_seen_for_longer_than_allowed(client, db, settings):
+    settings.WORKER_UNSEEN_SECONDS = 60
+    cache.set(health.WORKER_SEEN_KEY, time.time() - 95, None)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["failing"] == ["worker"]
+    assert response.json()["checks"]["worker"] in ("not seen for 95 s", "not seen for 96 s")
+
+
+def test_readyz_names_a_worker_never_seen_once_the_server_gave_it_time(client, db, settings):
+    settings.WORKER_UNSEEN_SECONDS = 1
+    cache.delete(health.WORKER_SEEN_KEY)
+    while time.time() - health._STARTED < 2:  # a server as old as the bound and a second more
+        time.sleep(0.1)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["worker"].startswith("not seen in the ")
+    assert response.json()["checks"]["worker"].endswith(" s since this server started")
 
 
 def test_livez_and_readyz_refuse_writes(client, db):

@@ -13,6 +13,7 @@ writes it.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -24,7 +25,7 @@ import pytest
 from tests.support.edge import INSTALL as VARNISH_INSTALL
 from tests.support.edge import varnishd_binary
 from tests.support.load import API, write_headers
-from tests.support.processes import MakeTarget, Stop, stop_and_watch
+from tests.support.processes import MakeTarget, Stop, descendants, stop_and_watch
 from tests.support.servers import BASE_DIR, http_request
 from tests.support.webhooks import Hold, Receiver, unit_command, wait_until
 
@@ -108,6 +109,54 @@ def test_make_run_stops_with_its_worker_and_the_reloader(start_make_run, sig):
     stop = stop_and_watch(run.process, sig, bound=BOUND)
     assert_stopped(stop, f"make run after {sig.name}\n{run.log()}")
     assert_stopped_make(stop, sig)
+
+
+def worker_main_process(run: MakeTarget) -> int:
+    """The pid of make run's webhook worker: its main process, started by the recipe's shell."""
+
+    def command(pid: int) -> list[str]:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+
+    found = [
+        pid
+        for pid in descendants(run.process.pid)
+        if command(pid)[1:] == ["manage.py", "webhooks_worker"]
+        and command(int(Path(f"/proc/{pid}/stat").read_text().split()[3]))[1:2] != ["manage.py"]
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_make_run_starts_its_worker_again_when_it_dies_and_says_so(start_make_run):
+    run = start_make_run(WORKER_UNSEEN_SECONDS="15", WORKER_HEARTBEAT_SECONDS="1")
+    worker_log = BASE_DIR / ".celery-worker.log"
+    os.kill(worker_main_process(run), signal.SIGKILL)  # as the OOM killer would
+
+    said = wait_until(
+        lambda: re.search(r"^==> The webhook worker exited with status (\d+) .*$", run.log(), re.M),
+        timeout=30,
+        what="make run to say that its worker exited",
+    )
+    assert said[0] == (
+        "==> The webhook worker exited with status 137 (its log: .celery-worker.log);"
+        " starting it again in 1 s"
+    )
+    wait_until(
+        lambda: worker_log.read_text(errors="replace").count(" ready.") == 2,
+        timeout=60,
+        what="the webhook worker's second start (its log kept across the restart)",
+    )
+    ready = wait_until(
+        lambda: (reply := http_request(run.port, "GET", "/readyz")).status == 200 and reply,
+        timeout=30,
+        what="/readyz to see the new worker",
+    )
+    assert '"worker": "ok"' in ready.body.decode(), ready.body
+
+    # The dead worker's embedded beat went with it: a clean stop finds nothing else running.
+    stop = stop_and_watch(run.process, signal.SIGTERM, bound=BOUND)
+    assert_stopped(stop, f"make run after its worker's restart\n{run.log()}")
+    assert_stopped_make(stop, signal.SIGTERM)
 
 
 def demo_token(run: MakeTarget) -> str:
