@@ -111,8 +111,9 @@ serve: $(VENV)/.installed
 ORIGIN_PORT ?= $(shell expr $(PORT) + 1)
 EDGE_DIR ?= .edge/$(PORT)
 VARNISHD ?= $(shell command -v varnishd || echo /usr/sbin/varnishd)
-# VARNISHD_PARAMS: the limits of what Varnish reads, the same file as the systemd unit's.
-include deploy/varnish/varnishd.params
+# VARNISHD_PARAMS: the limits of what Varnish reads, the same file as the systemd unit's (found
+# beside this Makefile, also when make runs it from another folder with -f).
+include $(dir $(abspath $(lastword $(MAKEFILE_LIST))))deploy/varnish/varnishd.params
 serve-edge: $(VENV)/.installed
 	@test -n "$$SECRET_KEY" || { echo "make serve-edge: set SECRET_KEY first, e.g." \
 		"export SECRET_KEY=\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')" >&2; exit 2; }
