@@ -1,10 +1,11 @@
-"""What the drafts' tests share."""
+"""What the drafts' tests share: the HAL client, alice's token, the scheduler's messages."""
 
 from __future__ import annotations
 
 import pytest
 
 from drafts import scheduling
+from tests.rest.conftest import HalClient
 
 
 @pytest.fixture
@@ -18,3 +19,13 @@ def sent(monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(scheduling.broker, "send", send)
     return messages
+
+
+@pytest.fixture
+def api() -> HalClient:
+    return HalClient()
+
+
+@pytest.fixture
+def alice_token(alice, token_for) -> str:
+    return token_for(alice)

@@ -11,21 +11,11 @@ from django.utils import timezone
 from articles import services as article_services
 from articles.models import Article, ArticleRevision
 from drafts.models import Draft
-from tests.rest.conftest import API, HalClient, body
+from tests.rest.conftest import API, body
 from webhooks import services as webhook_services
 from webhooks.models import Event
 
 HAL_FORMS = "application/prs.hal-forms+json"
-
-
-@pytest.fixture
-def api() -> HalClient:
-    return HalClient()
-
-
-@pytest.fixture
-def alice_token(alice, token_for) -> str:
-    return token_for(alice)
 
 
 def drafts_url(blog) -> str:

@@ -10,20 +10,10 @@ import pytest
 
 from drafts.models import Draft
 from tests.drafts.test_drafts_api import create, drafts_url, preview_link
-from tests.rest.conftest import HalClient, body
+from tests.rest.conftest import body
 from tests.support.pathological_markdown import PATTERNS, at_size
 
 BROWSER = {"Accept": "text/html,application/xhtml+xml"}
-
-
-@pytest.fixture
-def api() -> HalClient:
-    return HalClient()
-
-
-@pytest.fixture
-def alice_token(alice, token_for) -> str:
-    return token_for(alice)
 
 
 @pytest.fixture(autouse=True)
