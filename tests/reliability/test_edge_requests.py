@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from blogs import services as blog_services
 from blogs.models import Blog
 from core.cache_control import SHARED_VARY
 from tests.reliability.test_reverse_proxy import LONG_REDIRECTS
-from tests.support.edge import INSTALL, PARAMS, VCL, Varnish, hit, shipped_params, varnishd_binary
+from tests.support.edge import INSTALL, VCL, Varnish, hit, shipped_params, varnishd_binary
 from tests.support.load import API, write_headers
 from tests.support.nginx import INSTALL as NGINX_INSTALL
 from tests.support.nginx import SITE, Nginx, nginx_binary
@@ -308,13 +309,31 @@ def varnish_param(name: str) -> int:
     return int(value[:-1]) * 1024 if value.endswith("k") else int(value)
 
 
-def test_varnishs_parameters_are_written_once_for_the_unit_make_and_the_tests():
+def test_varnishs_parameters_are_written_once_for_the_unit_make_and_the_tests(tmp_path):
     unit = (BASE_DIR / "deploy" / "systemd" / "varnish.service").read_text()
     makefile = (BASE_DIR / "Makefile").read_text()
 
     assert "EnvironmentFile=/etc/varnish/varnishd.params" in unit
     assert re.search(r"^ExecStart=/usr/sbin/varnishd .* \$VARNISHD_PARAMS$", unit, re.M)
-    assert f"include {PARAMS.relative_to(BASE_DIR)}" in makefile
+    # make reads the file itself, from any folder it is run in.
+    printed = subprocess.run(
+        [
+            "make",
+            "-s",
+            "-f",
+            str(BASE_DIR / "Makefile"),
+            "-C",
+            str(tmp_path),
+            "--eval",
+            "print-params: ; @echo $(VARNISHD_PARAMS)",
+            "print-params",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+    ).stdout.split()
+    assert tuple(printed) == shipped_params()
     recipe = re.search(r"^serve-edge:.*?\n\n", makefile, re.M | re.S)[0]
     assert re.search(r"\$\(VARNISHD\) .*\$\(VARNISHD_PARAMS\)$", recipe.replace("\\\n", ""), re.M)
     # Nothing nginx passes on is over Varnish's limits: its answer header buffer (the longest
