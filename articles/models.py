@@ -10,6 +10,9 @@ from simple_history.models import HistoricalRecords
 from blogs.models import TITLE_MAX_LENGTH, Blog, non_blank_text_constraints
 
 COMMENT_MAX_LENGTH = 10_000
+# The largest id a BigAutoField holds: a larger one in a URL names nothing, and must not reach
+# the database (PostgreSQL would refuse the parameter, SQLite cannot hold it).
+MAX_ID = 2**63 - 1
 SLUG_MAX_LENGTH = 220
 TAG_NAME_MAX_LENGTH = 50
 TAG_SLUG_MAX_LENGTH = 60

@@ -9,15 +9,11 @@ from datetime import datetime
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Count, Exists, Max, Model, OuterRef, QuerySet, Sum
 
-from articles.models import Article, ArticleRevision, Comment, Tag
+from articles.models import MAX_ID, Article, ArticleRevision, Comment, Tag
 from articles.signals import blog_annotations_of, carry_blog_annotations
 from articles.tags import with_tag_names
 from blogs.models import Blog
 from core.paging import Page
-
-# The largest id a BigAutoField holds: a larger one in a URL names nothing, and must not reach
-# the database (PostgreSQL would refuse the parameter).
-MAX_ID = 2**63 - 1
 
 
 def blog_for_reading(*, blog_id: int) -> Blog | None:

@@ -10,7 +10,7 @@ import secrets
 from django.db import connections, router
 from django.utils.text import slugify
 
-from articles.models import SLUG_MAX_LENGTH, Article, ArticleSlug
+from articles.models import MAX_ID, SLUG_MAX_LENGTH, Article, ArticleSlug
 
 # What a slug given by a client (or a tag's slug) may be: what slugify makes (lower-case ASCII
 # letters, digits, "_" and "-"), not starting or ending with "-".
@@ -30,6 +30,8 @@ def slug_is_valid(slug: str, max_length: int = SLUG_MAX_LENGTH) -> bool:
 
 def slug_owner(*, blog_id: int, slug: str) -> int | None:
     """The id of the article the slug leads to in the blog (its current or an old slug)."""
+    if blog_id > MAX_ID:  # names no blog, and must not reach the database
+        return None
     current = Article.objects.filter(blog_id=blog_id, slug=slug).values_list("pk", flat=True)
     old = ArticleSlug.objects.filter(blog_id=blog_id, slug=slug).values_list(
         "article_id", flat=True

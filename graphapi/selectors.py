@@ -14,9 +14,9 @@ from graphql import (
 )
 
 from articles import search, tags
-from articles.models import Article, ArticleRevision
+from articles.models import MAX_ID, Article, ArticleRevision
 from articles.pages import PageTooSlow
-from articles.selectors import MAX_ID, revisions_by_article
+from articles.selectors import revisions_by_article
 from blogs.models import Blog
 from core.paging import Page
 
