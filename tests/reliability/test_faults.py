@@ -170,6 +170,14 @@ def _send_in_background(server: GunicornServer, *args, **kwargs) -> dict:
     return outcome
 
 
+def _outcome(pending: dict) -> str:
+    """What became of a request sent in the background, for a failure's message."""
+    if "reply" in pending:
+        reply = pending["reply"]
+        return f"answered {reply.status} {reply.body[:300]!r}"
+    return f"failed: {pending['error']!r}" if "error" in pending else "no answer yet"
+
+
 def _kill_the_worker_while_it_waits(
     server: GunicornServer, lock: tuple[str, list], method: str, path: str, **request
 ) -> int:
@@ -181,7 +189,7 @@ def _kill_the_worker_while_it_waits(
             cursor.execute(*lock)
         pending = _send_in_background(server, method, path, **request)
         assert until(lambda: other_sessions(waiting_for_a_lock=True)), (
-            f"the {method} never reached the database"
+            f"the {method} never reached the database: {_outcome(pending)}"
         )
         os.kill(worker, signal.SIGKILL)
         pending["thread"].join(timeout=30)
