@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from drafts import scheduling
-from tests.rest.conftest import HalClient
+
+# The REST tests' HAL client and alice's token, the same fixtures, not copies.
+from tests.rest.conftest import alice_token, api  # noqa: F401
 
 
 @pytest.fixture
@@ -19,13 +21,3 @@ def sent(monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(scheduling.broker, "send", send)
     return messages
-
-
-@pytest.fixture
-def api() -> HalClient:
-    return HalClient()
-
-
-@pytest.fixture
-def alice_token(alice, token_for) -> str:
-    return token_for(alice)
